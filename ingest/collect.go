@@ -1,0 +1,87 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mirage-hpc/mirage/trace"
+)
+
+// collector receives what a format reader makes of one input: jobs, folded
+// steps and bad rows. It keeps the counts, writes jobs to the trace writer
+// and bad rows to the quarantine file, and stops at the first bad row when
+// strict.
+type collector struct {
+	ctx    context.Context
+	w      *trace.Writer
+	q      *quarantineWriter
+	strict bool
+	sum    *Summary
+	in     *InputSummary
+	path   string
+
+	progress func(Progress)
+	prog     Progress
+	bytes    func() int64
+}
+
+// row counts one data row read; it checks for cancellation and reports
+// progress every ProgressEvery rows.
+func (c *collector) row() error {
+	c.sum.RowsRead++
+	c.in.RowsRead++
+	if c.sum.RowsRead%ProgressEvery == 0 {
+		if err := c.ctx.Err(); err != nil {
+			return err
+		}
+		c.report(false)
+	}
+	return nil
+}
+
+func (c *collector) report(done bool) {
+	if c.progress == nil {
+		return
+	}
+	c.prog.Rows = c.sum.RowsRead
+	c.prog.Done = done
+	if c.bytes != nil {
+		c.prog.Bytes = c.bytes()
+	}
+	c.progress(c.prog)
+}
+
+// job writes a parsed job.
+func (c *collector) job(j *trace.Job) error {
+	if j.Repair != "" {
+		c.sum.Repaired++
+		c.in.Repaired++
+	}
+	return c.w.Write(j)
+}
+
+// step counts a step row folded into its allocation.
+func (c *collector) step() {
+	c.sum.StepsFolded++
+	c.in.StepsFolded++
+}
+
+// bad quarantines a row, or returns perr when strict.
+func (c *collector) bad(perr *ParseError, raw []byte) error {
+	if c.strict {
+		return perr
+	}
+	c.sum.Quarantined++
+	c.in.Quarantined++
+	reason := perr.Err.Error()
+	return c.q.write(QuarantineRecord{File: perr.Path, Line: perr.Line, Field: perr.Field, Reason: reason, Raw: string(raw)})
+}
+
+// note records a remark about the input as a whole.
+func (c *collector) note(s string) { c.in.Notes = append(c.in.Notes, s) }
+
+// isStrictStop reports whether err is the strict-mode stop of a bad row.
+func isStrictStop(err error) bool {
+	var pe *ParseError
+	return errors.As(err, &pe)
+}

@@ -1,0 +1,97 @@
+package ingest
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Options configures Run. The zero value reads UTC times, detects the
+// format, and quarantines bad rows.
+type Options struct {
+	// Format forces an input format; FormatAuto detects it per input.
+	Format Format
+	// Location is the cluster's time zone, used for times printed without
+	// one; nil means UTC. Epoch-second times are zone-free.
+	Location *time.Location
+	// Cluster names the cluster for inputs that do not (sacct without a
+	// Cluster column, the Mirage format, SWF). "" leaves it empty.
+	Cluster string
+	// CoresPerNode maps SWF processor counts to nodes when the SWF header
+	// has no MaxNodes/MaxProcs; 0 means unknown (NNodes = processors).
+	CoresPerNode int
+	// Strict stops at the first bad row with its *ParseError instead of
+	// quarantining it.
+	Strict bool
+	// RowGroupRows bounds the Parquet row groups and the rows held in
+	// memory; 0 means trace.DefaultRowGroupRows.
+	RowGroupRows int
+	// Quarantine is the quarantine file's path; "" means the output path
+	// with its extension replaced by ".quarantine.jsonl".
+	Quarantine string
+	// Logger receives one line per input; nil discards.
+	Logger *slog.Logger
+	// Progress, if not nil, is called from the reading goroutine every
+	// ProgressEvery rows and once at the end of each input.
+	Progress func(Progress)
+}
+
+// ProgressEvery is the number of rows between Progress calls.
+const ProgressEvery = 1 << 16
+
+// Progress reports how far Run is.
+type Progress struct {
+	Input      string // path of the input being read
+	InputIndex int    // 0-based index into Run's inputs
+	Inputs     int    // number of inputs
+	Bytes      int64  // compressed bytes of this input consumed so far
+	Size       int64  // size of this input in bytes; 0 when unknown
+	Rows       int64  // rows read so far over all inputs
+	Done       bool   // this input is finished
+}
+
+// Summary counts what Run read and wrote. Its JSON form is the CLI's
+// --json output.
+type Summary struct {
+	// Format is the format of the inputs (comma-separated when they differ).
+	Format string `json:"format"`
+	// RowsRead counts data rows (sacct and Mirage lines after the header,
+	// SWF job lines, JSON job and step objects).
+	RowsRead int64 `json:"rows_read"`
+	// Jobs counts the rows of the output.
+	Jobs int64 `json:"jobs"`
+	// Quarantined counts rows written to the quarantine file, Duplicates
+	// included.
+	Quarantined int64 `json:"quarantined"`
+	// Repaired counts output jobs that needed a repair (trace.Job.Repair).
+	Repaired int64 `json:"repaired"`
+	// StepsFolded counts step rows folded into their allocation.
+	StepsFolded int64 `json:"steps_folded"`
+	// Duplicates counts rows dropped because a later row was the same
+	// attempt of the same job (also in Quarantined).
+	Duplicates int64 `json:"duplicates"`
+	// DSTAmbiguous counts rows with a local time that occurs twice.
+	DSTAmbiguous int64 `json:"dst_ambiguous"`
+	// Balanced is RowsRead == Jobs + StepsFolded + Quarantined.
+	Balanced bool `json:"balanced"`
+	// Output and QuarantineFile are the files written.
+	Output         string `json:"output"`
+	QuarantineFile string `json:"quarantine_file"`
+	// TimeZone is the zone local times were read in.
+	TimeZone string `json:"tz"`
+	// Inputs lists per-input counts in input order.
+	Inputs []InputSummary `json:"inputs"`
+}
+
+// InputSummary counts what Run read from one input.
+type InputSummary struct {
+	Path        string `json:"path"`
+	Format      string `json:"format"`
+	Compression string `json:"compression"`
+	RowsRead    int64  `json:"rows_read"`
+	Quarantined int64  `json:"quarantined"`
+	StepsFolded int64  `json:"steps_folded"`
+	Repaired    int64  `json:"repaired"`
+	// Notes are remarks about the input as a whole (e.g. a count line that
+	// disagrees with the rows), sorted as found.
+	Notes []string `json:"notes,omitempty"`
+}

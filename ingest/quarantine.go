@@ -1,0 +1,81 @@
+package ingest
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// QuarantineRecord is one line of the quarantine file.
+type QuarantineRecord struct {
+	File   string `json:"file"`
+	Line   int64  `json:"line"`
+	Field  string `json:"field"`
+	Reason string `json:"reason"`
+	Raw    string `json:"raw"`
+}
+
+// DefaultQuarantinePath returns the quarantine file that belongs to output:
+// its extension replaced by ".quarantine.jsonl".
+func DefaultQuarantinePath(output string) string {
+	return strings.TrimSuffix(output, filepath.Ext(output)) + ".quarantine.jsonl"
+}
+
+// quarantineWriter writes JSON lines to a temp file renamed into place on
+// commit.
+type quarantineWriter struct {
+	path string
+	f    *os.File
+	w    *bufio.Writer
+	enc  *json.Encoder
+	n    int64
+}
+
+func newQuarantineWriter(path string) (*quarantineWriter, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("create quarantine file: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &quarantineWriter{path: path, f: f, w: w, enc: enc}, nil
+}
+
+func (q *quarantineWriter) write(rec QuarantineRecord) error {
+	if !utf8.ValidString(rec.Raw) {
+		rec.Raw = strings.ToValidUTF8(rec.Raw, "\uFFFD")
+	}
+	q.n++
+	if err := q.enc.Encode(&rec); err != nil {
+		return fmt.Errorf("write quarantine file: %w", err)
+	}
+	return nil
+}
+
+func (q *quarantineWriter) commit() error {
+	err := q.w.Flush()
+	if err == nil {
+		err = q.f.Sync()
+	}
+	if cerr := q.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(q.f.Name(), q.path)
+	}
+	if err != nil {
+		os.Remove(q.f.Name())
+		return fmt.Errorf("write quarantine file: %w", err)
+	}
+	return nil
+}
+
+func (q *quarantineWriter) abort() {
+	q.f.Close()
+	os.Remove(q.f.Name())
+}

@@ -1,0 +1,213 @@
+package ingest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mirage-hpc/mirage/trace"
+)
+
+// MetaIngest is the trace metadata key under which Run records how the
+// file was made (formats, time zone, cluster, inputs), as JSON.
+const MetaIngest = "mirage.ingest"
+
+// readFunc reads one decompressed input into c.
+type readFunc func(c *collector, r io.Reader, z *zone, opts *Options) error
+
+var readers = map[Format]readFunc{
+	FormatSacct: func(c *collector, r io.Reader, z *zone, o *Options) error {
+		return readSacct(c, r, z, o.Cluster)
+	},
+	FormatMirage: func(c *collector, r io.Reader, z *zone, o *Options) error {
+		return readMirage(c, r, z, o.Cluster)
+	},
+	FormatSWF:       readSWF,
+	FormatSacctJSON: readSacctJSON,
+}
+
+// Run reads inputs and writes one trace file at output, sorted by Submit,
+// plus the quarantine file (always, possibly empty). Both appear
+// atomically; on error neither is written.
+//
+// Whole-input problems (unknown format, fixed-width sacct, empty or
+// header-only input) stop the run with an error wrapping ErrUnknownFormat,
+// ErrFixedWidth, ErrEmptyInput or ErrHeaderOnly. With opts.Strict the first
+// bad row stops it with a *ParseError.
+func Run(ctx context.Context, inputs []string, output string, opts Options) (Summary, error) {
+	sum := Summary{Output: output}
+	if len(inputs) == 0 {
+		return sum, errors.New("ingest: no input files")
+	}
+	if opts.Location == nil {
+		opts.Location = time.UTC
+	}
+	z := newZone(opts.Location)
+	sum.TimeZone = z.name()
+	qpath := opts.Quarantine
+	if qpath == "" {
+		qpath = DefaultQuarantinePath(output)
+	}
+	sum.QuarantineFile = qpath
+	q, err := newQuarantineWriter(qpath)
+	if err != nil {
+		return sum, err
+	}
+	var strictErr error
+	w, err := trace.Create(output, trace.WriterOptions{
+		RowGroupRows: opts.RowGroupRows,
+		OnDuplicate: func(kept, dropped *trace.Job) {
+			perr := &ParseError{Path: dropped.SourceFile, Line: dropped.SourceLine, Field: "JobID",
+				Err: fmt.Errorf("%w: %s attempt %d submitted %s is repeated at %s, which is kept",
+					ErrDuplicate, dropped.JobID, dropped.Attempt, dropped.Submit.Format(time.RFC3339), kept.Position())}
+			sum.Duplicates++
+			if dropped.Repair != "" {
+				sum.Repaired--
+			}
+			if opts.Strict {
+				if strictErr == nil {
+					strictErr = perr
+				}
+				return
+			}
+			sum.Quarantined++
+			for i := range sum.Inputs {
+				if sum.Inputs[i].Path == dropped.SourceFile {
+					sum.Inputs[i].Quarantined++
+					break
+				}
+			}
+			if werr := q.write(QuarantineRecord{File: perr.Path, Line: perr.Line, Field: perr.Field, Reason: perr.Err.Error()}); werr != nil && strictErr == nil {
+				strictErr = werr
+			}
+		},
+	})
+	if err != nil {
+		q.abort()
+		return sum, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			w.Abort()
+			q.abort()
+		}
+	}()
+	sum.Inputs = make([]InputSummary, len(inputs))
+	var formats []string
+	for i, path := range inputs {
+		sum.Inputs[i].Path = path
+		f, err := readInput(ctx, path, i, len(inputs), &sum, w, q, z, &opts)
+		if err != nil {
+			return sum, err
+		}
+		if !containsString(formats, f.String()) {
+			formats = append(formats, f.String())
+		}
+	}
+	sum.Format = strings.Join(formats, ",")
+	meta, _ := json.Marshal(map[string]any{"format": sum.Format, "tz": sum.TimeZone, "cluster": opts.Cluster, "inputs": sum.Inputs})
+	w.SetMetadata(MetaIngest, string(meta))
+	if err := w.Close(); err != nil {
+		return sum, err
+	}
+	if strictErr != nil {
+		os.Remove(output)
+		return sum, strictErr
+	}
+	if err := q.commit(); err != nil {
+		os.Remove(output)
+		return sum, err
+	}
+	ok = true
+	sum.Jobs = w.Rows()
+	sum.Balanced = sum.RowsRead == sum.Jobs+sum.StepsFolded+sum.Quarantined
+	if !sum.Balanced {
+		return sum, fmt.Errorf("ingest: counts do not add up: %d rows read != %d jobs + %d steps folded + %d quarantined (a bug; please report it)",
+			sum.RowsRead, sum.Jobs, sum.StepsFolded, sum.Quarantined)
+	}
+	return sum, nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// headBytes is how much of an input Detect looks at.
+const headBytes = 64 << 10
+
+// readInput reads one input file and returns its format.
+func readInput(ctx context.Context, path string, idx, n int, sum *Summary, w *trace.Writer, q *quarantineWriter, z *zone, opts *Options) (Format, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return FormatAuto, fmt.Errorf("open input: %w", err)
+	}
+	defer f.Close()
+	var size int64
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	cr := &countingReader{r: f}
+	r, comp, closeFn, err := decompress(cr)
+	if err != nil {
+		return FormatAuto, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer closeFn()
+	in := &sum.Inputs[idx]
+	in.Compression = comp
+	br := bufio.NewReaderSize(r, headBytes)
+	format := opts.Format
+	if format == FormatAuto {
+		head, err := br.Peek(headBytes)
+		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+			return FormatAuto, fmt.Errorf("read %s: %w", path, err)
+		}
+		if format, err = Detect(head); err != nil {
+			return FormatAuto, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	read, ok := readers[format]
+	if !ok {
+		return format, fmt.Errorf("%s: %w: no reader for %s", path, ErrUnknownFormat, format)
+	}
+	in.Format = format.String()
+	c := &collector{
+		ctx: ctx, w: w, q: q, strict: opts.Strict, sum: sum, in: in, path: path,
+		progress: opts.Progress,
+		prog:     Progress{Input: path, InputIndex: idx, Inputs: n, Size: size},
+		bytes:    cr.n.Load,
+	}
+	if err := read(c, br, z, opts); err != nil {
+		return format, err
+	}
+	c.report(true)
+	if opts.Logger != nil {
+		opts.Logger.Info("ingested input", "path", path, "format", format.String(), "compression", comp,
+			"rows_read", in.RowsRead, "quarantined", in.Quarantined, "steps_folded", in.StepsFolded)
+	}
+	return format, nil
+}

@@ -1,0 +1,150 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/mirage-hpc/mirage/trace"
+)
+
+// sacctReader reads `sacct --parsable2` (or `--parsable`, whose lines end
+// with the delimiter) output with a header line. Columns are matched by
+// name, in any order and subset; the delimiter is '|' or, with
+// --delimiter=$'\t', TAB.
+//
+// Step rows (N.batch, N.extern, N.0, ...) follow their allocation in
+// sacct's output and are folded into it. With sacct -D a requeued job
+// appears once per attempt; an attempt after a requeueable state (see
+// trace.State.Requeueable) gets the next Attempt index.
+type sacctReader struct {
+	c    *collector
+	p    rowParser
+	sep  byte
+	trim bool // --parsable: drop the empty field after the trailing '|'
+
+	open     trace.Job // allocation waiting for its steps
+	hasOpen  bool
+	attempts map[string]int32 // JobID -> next attempt, for requeued jobs
+}
+
+func readSacct(c *collector, r io.Reader, z *zone, cluster string) error {
+	lr := newLineReader(r)
+	var header []byte
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			return fmt.Errorf("%s: %w", c.path, ErrEmptyInput)
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", c.path, err)
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			header = bytes.Clone(line)
+			break
+		}
+	}
+	s := &sacctReader{c: c, attempts: map[string]int32{}}
+	s.sep = '|'
+	if bytes.IndexByte(header, '|') < 0 && bytes.IndexByte(header, '\t') >= 0 {
+		s.sep = '\t'
+	}
+	fields := splitInto(nil, header, s.sep)
+	if len(fields) > 1 && len(fields[len(fields)-1]) == 0 {
+		s.trim = true
+		fields = fields[:len(fields)-1]
+	}
+	lay, err := newLayout(fields)
+	if err != nil {
+		return &ParseError{Path: c.path, Line: lr.line, Err: err}
+	}
+	if len(fields) == 1 && len(bytes.Fields(header)) > 1 {
+		return fmt.Errorf("%s: %w", c.path, ErrFixedWidth)
+	}
+	s.p = rowParser{lay: lay, zone: z, cluster: cluster, path: c.path, strs: interner{}}
+	rows0 := c.in.RowsRead
+	if err := s.rows(lr); err != nil {
+		return err
+	}
+	if c.in.RowsRead == rows0 {
+		return fmt.Errorf("%s: %w", c.path, ErrHeaderOnly)
+	}
+	c.sum.DSTAmbiguous += s.p.ambiguous
+	return nil
+}
+
+func (s *sacctReader) rows(lr *lineReader) error {
+	var fields [][]byte
+	var next trace.Job
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", s.c.path, err)
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if err := s.c.row(); err != nil {
+			return err
+		}
+		n := lr.line
+		fields = splitInto(fields, line, s.sep)
+		if s.trim && len(fields) > 1 && len(fields[len(fields)-1]) == 0 {
+			fields = fields[:len(fields)-1]
+		}
+		if len(fields) != s.p.lay.width {
+			perr := &ParseError{Path: s.c.path, Line: n, Err: fmt.Errorf("%w: %d, header has %d", ErrFieldCount, len(fields), s.p.lay.width)}
+			if err := s.c.bad(perr, line); err != nil {
+				return err
+			}
+			continue
+		}
+		id, rawID, perr := s.p.jobID(fields, n)
+		if perr == nil && id.step != nil {
+			if s.hasOpen && string(id.base) == s.open.JobID {
+				s.open.Steps++
+				s.c.step()
+				continue
+			}
+			perr = &ParseError{Path: s.c.path, Line: n, Field: s.p.lay.names[colJobID], Err: fmt.Errorf("%w: %q", ErrOrphanStep, rawID)}
+		}
+		if perr == nil {
+			perr = s.p.parse(fields, n, id, rawID, &next)
+		}
+		if perr != nil {
+			if err := s.c.bad(perr, line); err != nil {
+				return err
+			}
+			continue
+		}
+		s.attempt(&next)
+		if err := s.flush(); err != nil {
+			return err
+		}
+		s.open, s.hasOpen = next, true
+	}
+	return s.flush()
+}
+
+// attempt sets j.Attempt from earlier attempts of the same job.
+func (s *sacctReader) attempt(j *trace.Job) {
+	key := j.Cluster + "\x00" + j.JobID
+	if n, ok := s.attempts[key]; ok {
+		j.Attempt = n
+		delete(s.attempts, key)
+	}
+	if j.State.Requeueable() {
+		s.attempts[key] = j.Attempt + 1
+	}
+}
+
+func (s *sacctReader) flush() error {
+	if !s.hasOpen {
+		return nil
+	}
+	s.hasOpen = false
+	return s.c.job(&s.open)
+}

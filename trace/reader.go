@@ -1,0 +1,110 @@
+package trace
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// Reader streams the Jobs of a trace file in file order (sorted by Less).
+// Memory is bounded by one row group.
+type Reader struct {
+	path string
+	f    *os.File
+	pf   *parquet.File
+	r    *parquet.GenericReader[row]
+	buf  []row
+}
+
+// Open opens a trace file written by Writer. It returns an error wrapping
+// ErrSchemaVersion when the file has no schema version or a newer one.
+func Open(path string) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open trace: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open trace: %w", err)
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open trace %s: %w", path, err)
+	}
+	v, ok := pf.Lookup(MetaSchemaVersion)
+	n, perr := strconv.Atoi(v)
+	if !ok || perr != nil || n < 1 || n > SchemaVersion {
+		f.Close()
+		return nil, fmt.Errorf("open trace %s: %w: %q (this build reads 1..%d)", path, ErrSchemaVersion, v, SchemaVersion)
+	}
+	return &Reader{
+		path: path,
+		f:    f,
+		pf:   pf,
+		r:    parquet.NewGenericReader[row](pf),
+	}, nil
+}
+
+// NumRows returns the number of jobs in the file.
+func (r *Reader) NumRows() int64 { return r.pf.NumRows() }
+
+// Metadata returns the value of a key-value metadata entry.
+func (r *Reader) Metadata(key string) (string, bool) { return r.pf.Lookup(key) }
+
+// Read fills jobs with the next jobs and returns how many it read. At the
+// end of the file it returns 0, io.EOF.
+func (r *Reader) Read(jobs []Job) (int, error) {
+	if len(jobs) == 0 {
+		return 0, nil
+	}
+	if cap(r.buf) < len(jobs) {
+		r.buf = make([]row, len(jobs))
+	}
+	buf := r.buf[:len(jobs)]
+	n, err := r.r.Read(buf)
+	for i := range n {
+		if cerr := fromRow(&jobs[i], &buf[i]); cerr != nil {
+			return i, fmt.Errorf("read trace %s: row %d: %w", r.path, i, cerr)
+		}
+	}
+	if err != nil && err != io.EOF {
+		return n, fmt.Errorf("read trace %s: %w", r.path, err)
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// Close releases the file.
+func (r *Reader) Close() error {
+	r.r.Close()
+	return r.f.Close()
+}
+
+// ReadAll reads every job of a trace file into memory.
+func ReadAll(path string) ([]Job, error) {
+	r, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	jobs := make([]Job, r.NumRows())
+	n := 0
+	for n < len(jobs) {
+		k, err := r.Read(jobs[n:min(len(jobs), n+4096)])
+		n += k
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return jobs[:n], nil
+}
