@@ -7,14 +7,19 @@ import (
 	"github.com/mirage-hpc/mirage/trace"
 )
 
+// jobWriter receives the jobs of a run: a *trace.Writer, or a callback.
+type jobWriter interface {
+	Write(j *trace.Job) error
+}
+
 // collector receives what a format reader makes of one input: jobs, folded
 // steps and bad rows. It keeps the counts, writes jobs to the trace writer
 // and bad rows to the quarantine file, and stops at the first bad row when
 // strict.
 type collector struct {
 	ctx    context.Context
-	w      *trace.Writer
-	q      *quarantineWriter
+	w      jobWriter
+	q      recordSink
 	strict bool
 	sum    *Summary
 	in     *InputSummary

@@ -25,7 +25,7 @@ type sacctReader struct {
 
 	open     trace.Job // allocation waiting for its steps
 	hasOpen  bool
-	attempts map[string]int32 // JobID -> next attempt, for requeued jobs
+	attempts attempts
 }
 
 func readSacct(c *collector, r io.Reader, z *zone, cluster string) error {
@@ -44,7 +44,7 @@ func readSacct(c *collector, r io.Reader, z *zone, cluster string) error {
 			break
 		}
 	}
-	s := &sacctReader{c: c, attempts: map[string]int32{}}
+	s := &sacctReader{c: c, attempts: attempts{}}
 	s.sep = '|'
 	if bytes.IndexByte(header, '|') < 0 && bytes.IndexByte(header, '\t') >= 0 {
 		s.sep = '\t'
@@ -120,25 +120,13 @@ func (s *sacctReader) rows(lr *lineReader) error {
 			}
 			continue
 		}
-		s.attempt(&next)
+		s.attempts.set(&next)
 		if err := s.flush(); err != nil {
 			return err
 		}
 		s.open, s.hasOpen = next, true
 	}
 	return s.flush()
-}
-
-// attempt sets j.Attempt from earlier attempts of the same job.
-func (s *sacctReader) attempt(j *trace.Job) {
-	key := j.Cluster + "\x00" + j.JobID
-	if n, ok := s.attempts[key]; ok {
-		j.Attempt = n
-		delete(s.attempts, key)
-	}
-	if j.State.Requeueable() {
-		s.attempts[key] = j.Attempt + 1
-	}
 }
 
 func (s *sacctReader) flush() error {
