@@ -12,6 +12,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files with the current output")
 
+// Update reports whether tests run with -update.
+func Update() bool { return *update }
+
 // Check compares got with the golden file at path (relative to the test's
 // package directory). With -update it writes got to path instead.
 func Check(tb testing.TB, path string, got []byte) {

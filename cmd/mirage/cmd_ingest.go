@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mirage-hpc/mirage/ingest"
+	"github.com/spf13/cobra"
+)
+
+func newIngestCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "ingest [flags] -o OUT.parquet INPUT...",
+		Short: "Read sacct, SWF or Mirage-format dumps into a Parquet trace",
+		Long: `Read scheduler accounting dumps into one trace table (Parquet, sorted by Submit).
+
+Formats (detected, or forced with --format): sacct --parsable2/--parsable
+(header line; any columns, any order), sacct --json (Slurm 22.05, v0.0.38),
+the Mirage artifact's ls6-a100.log, and SWF v2.2. gzip and zstd inputs are
+decompressed. sacct's default fixed-width output truncates values and is
+refused: re-run sacct with --parsable2 and --format=..., or --json.
+
+Every input row ends up in the output (step rows folded into their job) or
+in the quarantine file OUT.quarantine.jsonl with its file, line, field and
+reason; the summary shows that the counts add up. With --strict the first
+bad row stops the run (exit status 2).
+
+` + exitCodesHelp,
+		GroupID:     "data",
+		Args:        usageArgs(cobra.MinimumNArgs(1)),
+		Annotations: map[string]string{configSection: "ingest"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runIngest(cmd, g, args)
+		},
+	}
+	f := cmd.Flags()
+	f.String("format", "auto", "input format: auto, sacct, sacct-json, mirage, swf")
+	f.String("tz", "", "IANA time zone of the cluster's local times (e.g. America/Chicago); default UTC")
+	f.String("cluster", "", "cluster name for inputs that do not name one")
+	f.StringP("output", "o", "", "output Parquet file (required)")
+	f.String("quarantine", "", "quarantine file (default: OUT with .quarantine.jsonl)")
+	f.Bool("strict", false, "stop at the first bad row (exit status 2) instead of quarantining it")
+	f.Int("cores-per-node", 0, "SWF: processors per node, when the SWF header does not say")
+	f.Int("row-group-rows", 0, "rows per Parquet row group (and rows held in memory); 0 = default")
+	f.Bool("progress", true, "draw progress on stderr when it is a terminal")
+	return cmd
+}
+
+func runIngest(cmd *cobra.Command, g *globalOptions, inputs []string) error {
+	cfg := g.cfg.Ingest
+	if cfg.Output == "" {
+		return usagef("ingest: -o OUT.parquet is required")
+	}
+	format, err := ingest.ParseFormat(cfg.Format)
+	if err != nil {
+		return usageError{err}
+	}
+	loc := time.UTC
+	if cfg.TZ != "" {
+		if loc, err = time.LoadLocation(cfg.TZ); err != nil {
+			return usagef("--tz %q: %w", cfg.TZ, err)
+		}
+	}
+	opts := ingest.Options{
+		Format:       format,
+		Location:     loc,
+		Cluster:      cfg.Cluster,
+		CoresPerNode: cfg.CoresPerNode,
+		Strict:       cfg.Strict,
+		RowGroupRows: cfg.RowGroupRows,
+		Quarantine:   cfg.Quarantine,
+		Logger:       g.log(),
+	}
+	bar := newProgressBar(g.stderr, cfg.Progress && !g.cfg.JSON)
+	opts.Progress = bar.ingest
+	sum, err := ingest.Run(cmd.Context(), inputs, cfg.Output, opts)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	if g.cfg.JSON {
+		b, err := json.MarshalIndent(sum, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(g.stdout, string(b))
+		return err
+	}
+	return printIngestSummary(g, sum)
+}
+
+func printIngestSummary(g *globalOptions, s ingest.Summary) error {
+	check := "the counts add up"
+	if !s.Balanced {
+		check = "THE COUNTS DO NOT ADD UP"
+	}
+	_, err := fmt.Fprintf(g.stdout, `ingested %s (%s) into %s
+  rows read     %d
+  jobs          %d
+  steps folded  %d
+  quarantined   %d  (%s; %d duplicates)
+  repaired      %d
+  DST-ambiguous %d  (times in %s)
+  %d = %d + %d + %d: %s
+`, plural(int64(len(s.Inputs)), "input"), s.Format, s.Output, s.RowsRead, s.Jobs, s.StepsFolded,
+		s.Quarantined, s.QuarantineFile, s.Duplicates, s.Repaired, s.DSTAmbiguous, s.TimeZone,
+		s.RowsRead, s.Jobs, s.StepsFolded, s.Quarantined, check)
+	for _, in := range s.Inputs {
+		for _, n := range in.Notes {
+			fmt.Fprintf(g.stdout, "  note: %s: %s\n", in.Path, n)
+		}
+	}
+	return err
+}

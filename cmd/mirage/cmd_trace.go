@@ -1,0 +1,46 @@
+package main
+
+import (
+	"github.com/mirage-hpc/mirage/trace"
+	"github.com/spf13/cobra"
+)
+
+func newTraceCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "trace",
+		Short:   "Inspect trace files",
+		GroupID: "data",
+	}
+	cmd.AddCommand(newTraceStatsCommand(g))
+	return cmd
+}
+
+func newTraceStatsCommand(g *globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "stats FILE.parquet",
+		Short: "Print a trace's size, span, users, node and limit mix, waits and run times",
+		Long: `Print statistics of a trace file: jobs, submit span, users, node-count and
+time-limit distributions, wait and run-time quantiles (p50/p75/p90/p99 and mean,
+in seconds), the share of jobs that reached their time limit, and the jobs
+cancelled before starting; per partition when there are several.
+
+` + exitCodesHelp,
+		Args:        usageArgs(cobra.ExactArgs(1)),
+		Annotations: map[string]string{configSection: "trace"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := trace.Open(args[0])
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			st, err := trace.ComputeStats(cmd.Context(), r)
+			if err != nil {
+				return err
+			}
+			if g.cfg.JSON {
+				return st.WriteJSON(g.stdout)
+			}
+			return st.WriteText(g.stdout)
+		},
+	}
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"reflect"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// Config is every setting of every command, resolved once per run from
+// flags > MIRAGE_* environment > config file > defaults. A setting's key is
+// its section and flag name ("ingest.tz"); its environment variable is the
+// key upper-cased with "." and "-" as "_" (MIRAGE_INGEST_TZ).
+type Config struct {
+	JSON     bool         `mapstructure:"json"`
+	LogLevel string       `mapstructure:"log_level"`
+	Ingest   IngestConfig `mapstructure:"ingest"`
+	Synth    SynthConfig  `mapstructure:"synth"`
+	Trace    TraceConfig  `mapstructure:"trace"`
+}
+
+// IngestConfig configures `mirage ingest`.
+type IngestConfig struct {
+	Format       string `mapstructure:"format"`
+	TZ           string `mapstructure:"tz"`
+	Cluster      string `mapstructure:"cluster"`
+	Output       string `mapstructure:"output"`
+	Quarantine   string `mapstructure:"quarantine"`
+	Strict       bool   `mapstructure:"strict"`
+	CoresPerNode int    `mapstructure:"cores_per_node"`
+	RowGroupRows int    `mapstructure:"row_group_rows"`
+	Progress     bool   `mapstructure:"progress"`
+}
+
+// SynthConfig configures `mirage synth`.
+type SynthConfig struct {
+	Jobs        int     `mapstructure:"jobs"`
+	Seed        uint64  `mapstructure:"seed"`
+	Nodes       int     `mapstructure:"nodes"`
+	Format      string  `mapstructure:"format"`
+	Output      string  `mapstructure:"output"`
+	Utilisation float64 `mapstructure:"utilisation"`
+	TZ          string  `mapstructure:"tz"`
+	Start       string  `mapstructure:"start"`
+	Cluster     string  `mapstructure:"cluster"`
+	Steps       bool    `mapstructure:"steps"`
+}
+
+// TraceConfig configures `mirage trace ...`.
+type TraceConfig struct{}
+
+// configSection is the cobra annotation naming a command's Config section.
+const configSection = "mirage.config_section"
+
+// resolveConfig builds the Config for cmd: defaults, then the config file,
+// then MIRAGE_* variables, then the flags the user set.
+func resolveConfig(cmd *cobra.Command, configFile string, defaults Config) (Config, error) {
+	v := viper.New()
+	setDefaults(v, "", reflect.ValueOf(defaults))
+	if configFile != "" {
+		v.SetConfigFile(configFile)
+		if err := v.ReadInConfig(); err != nil {
+			return Config{}, usagef("read config %s: %w", configFile, err)
+		}
+	}
+	v.SetEnvPrefix("MIRAGE")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_", "-", "_"))
+	v.AutomaticEnv()
+	bind := func(prefix string, fs *pflag.FlagSet) error {
+		var err error
+		fs.VisitAll(func(f *pflag.Flag) {
+			if f.Name == "config" || f.Name == "help" || f.Name == "version" || err != nil {
+				return
+			}
+			key := prefix + strings.ReplaceAll(f.Name, "-", "_")
+			if v.IsSet(key) || isKnown(v, key) {
+				err = v.BindPFlag(key, f)
+			}
+		})
+		return err
+	}
+	if err := bind("", cmd.Root().PersistentFlags()); err != nil {
+		return Config{}, err
+	}
+	if section := cmd.Annotations[configSection]; section != "" {
+		if err := bind(section+".", cmd.LocalNonPersistentFlags()); err != nil {
+			return Config{}, err
+		}
+	}
+	var cfg Config
+	if err := v.Unmarshal(&cfg); err != nil {
+		return Config{}, usagef("configuration: %w", err)
+	}
+	return cfg, nil
+}
+
+func isKnown(v *viper.Viper, key string) bool {
+	for _, k := range v.AllKeys() {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// setDefaults registers every field of a Config value as a viper default,
+// so that environment variables and config files can set any of them.
+func setDefaults(v *viper.Viper, prefix string, rv reflect.Value) {
+	rt := rv.Type()
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		key := f.Tag.Get("mapstructure")
+		if key == "" {
+			continue
+		}
+		if f.Type.Kind() == reflect.Struct {
+			setDefaults(v, prefix+key+".", rv.Field(i))
+			continue
+		}
+		v.SetDefault(prefix+key, rv.Field(i).Interface())
+	}
+}
+
+// defaultConfig returns the built-in defaults.
+func defaultConfig() Config {
+	return Config{
+		LogLevel: "info",
+		Ingest:   IngestConfig{Format: "auto", Progress: true},
+		Synth: SynthConfig{
+			Jobs: 20000, Seed: 1, Nodes: 84, Format: "sacct", Utilisation: 0.7,
+			TZ: "America/Chicago", Start: "2022-11-01T00:00:00", Cluster: "synth",
+		},
+	}
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// globalOptions carries what every command needs: the resolved Config and
+// the output streams (replaced by buffers in tests).
+type globalOptions struct {
+	configFile string
+	cfg        Config
+	stdout     io.Writer
+	stderr     io.Writer
+	logger     *slog.Logger
+}
+
+func newRootCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mirage",
+		Short: "Analyse batch-scheduler traces and provision long-running services on batch clusters",
+		Long: `mirage turns Slurm accounting dumps into a canonical Parquet trace table and, from
+it, learns when to submit the successor of a long-running job so the service is
+never interrupted.
+
+Settings come from flags, then MIRAGE_* environment variables (MIRAGE_INGEST_TZ
+for ingest --tz), then the --config file (YAML, TOML or JSON; keys like
+ingest.tz), then defaults. Data goes to stdout (JSON with --json); logs,
+progress and errors go to stderr.
+
+` + exitCodesHelp,
+		Version:       version,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := resolveConfig(cmd, g.configFile, defaultConfig())
+			if err != nil {
+				return err
+			}
+			g.cfg = cfg
+			level := slog.LevelInfo
+			if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+				return usagef("--log-level %q: want debug, info, warn or error", cfg.LogLevel)
+			}
+			opts := &slog.HandlerOptions{Level: level}
+			if cfg.JSON {
+				g.logger = slog.New(slog.NewJSONHandler(g.stderr, opts))
+			} else {
+				g.logger = slog.New(slog.NewTextHandler(g.stderr, opts))
+			}
+			return nil
+		},
+	}
+	cmd.SetOut(g.stdout)
+	cmd.SetErr(g.stderr)
+	cmd.SetVersionTemplate("mirage {{.Version}}\n")
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&g.configFile, "config", "", "config file (YAML, TOML or JSON)")
+	pf.Bool("json", false, "print machine-readable JSON on stdout (and JSON errors on stderr)")
+	pf.String("log-level", "info", "log level: debug, info, warn, error")
+	cmd.AddGroup(&cobra.Group{ID: "data", Title: "Trace data:"})
+	cmd.AddCommand(newIngestCommand(g), newTraceCommand(g), newSynthCommand(g))
+	return cmd
+}
+
+// noArgsHint wraps cobra's argument validators into usage errors.
+func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := v(cmd, args); err != nil {
+			return usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
+		}
+		return nil
+	}
+}
+
+// logger returns the command's logger (discarding before PersistentPreRunE).
+func (g *globalOptions) log() *slog.Logger {
+	if g.logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return g.logger
+}
+
+func plural(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, strings.TrimSuffix(word, "s"))
+}

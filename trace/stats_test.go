@@ -1,0 +1,331 @@
+package trace_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/mirage-hpc/mirage/internal/golden"
+	"github.com/mirage-hpc/mirage/trace"
+)
+
+func TestQuantilesOf(t *testing.T) {
+	// Expected values: numpy.percentile(x, [50, 75, 90, 99]) (linear
+	// interpolation), computed by hand with h = (n-1)*p.
+	tests := []struct {
+		Name string
+		X    []float64
+		Want trace.Quantiles
+	}{
+		{"Empty", nil, trace.Quantiles{}},
+		{"One", []float64{7}, trace.Quantiles{N: 1, P50: 7, P75: 7, P90: 7, P99: 7, Mean: 7}},
+		{"Two", []float64{2.25, 1.5}, trace.Quantiles{N: 2, P50: 1.875, P75: 2.0625, P90: 2.175, P99: 2.2425, Mean: 1.875}},
+		{"Four", []float64{1, 2, 3, 4}, trace.Quantiles{N: 4, P50: 2.5, P75: 3.25, P90: 3.7, P99: 3.97, Mean: 2.5}},
+		{"Unsorted", []float64{10, 1, 4, 3, 2}, trace.Quantiles{N: 5, P50: 3, P75: 4, P90: 7.6, P99: 9.76, Mean: 4}},
+		{"Negative", []float64{3.5, 0, -1, -5}, trace.Quantiles{N: 4, P50: -0.5, P75: 0.875, P90: 2.45, P99: 3.395, Mean: -0.625}},
+		{"Ties", []float64{5, 5, 5, 5}, trace.Quantiles{N: 4, P50: 5, P75: 5, P90: 5, P99: 5, Mean: 5}},
+		{
+			"Waits",
+			[]float64{0, 0, 0, 0, 25, 25, 60, 4758, 42897, 172776},
+			trace.Quantiles{N: 10, P50: 25, P75: 3583.5, P90: 55884.9, P99: 161086.89, Mean: 22054.1},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.Name, func(t *testing.T) {
+			got := trace.QuantilesOf(tt.X)
+			if !statsQuantilesNear(got, tt.Want) {
+				t.Errorf("QuantilesOf(%v)\n got: %+v\nwant: %+v", tt.X, got, tt.Want)
+			}
+		})
+	}
+}
+
+func statsQuantilesNear(a, b trace.Quantiles) bool {
+	near := func(x, y float64) bool { return math.Abs(x-y) <= 1e-12*max(1, math.Abs(y)) }
+	return a.N == b.N && near(a.P50, b.P50) && near(a.P75, b.P75) && near(a.P90, b.P90) &&
+		near(a.P99, b.P99) && near(a.Mean, b.Mean)
+}
+
+func TestQuantilesOf_Percentile(t *testing.T) {
+	// On 0..100 the p-th percentile is p itself.
+	x := make([]float64, 101)
+	for i := range x {
+		x[100-i] = float64(i)
+	}
+	got := trace.QuantilesOf(x)
+	want := trace.Quantiles{N: 101, P50: 50, P75: 75, P90: 90, P99: 99, Mean: 50}
+	if got != want {
+		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+var statsT0 = time.Date(2022, 10, 31, 20, 0, 0, 0, time.UTC)
+
+// statsJob returns a job submitted at statsT0+submit, started wait later and ended
+// run after that (seconds; a negative wait or run means unknown).
+func statsJob(id, part, user string, uid int64, submit, wait, run, limit int64, nodes int32) trace.Job {
+	j := trace.NewJob()
+	j.JobID, j.JobIDRaw = id, statsAtoi(id)
+	j.Cluster, j.Partition, j.User, j.UID = "c", part, user, uid
+	j.State = trace.StateCompleted
+	j.Submit = statsT0.Add(time.Duration(submit) * time.Second)
+	if wait >= 0 {
+		j.Start = j.Submit.Add(time.Duration(wait) * time.Second)
+		if run >= 0 {
+			j.End = j.Start.Add(time.Duration(run) * time.Second)
+		}
+	}
+	j.TimelimitSec, j.NNodes = limit, nodes
+	return j
+}
+
+func statsAtoi(s string) int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+// statsSmallJobs covers every branch of the statistics: two partitions (the
+// second appearing after several jobs), users by name and by UID, a job
+// with neither, no Submit, never started, cancelled while pending, at and
+// past the limit, unlimited, and submits on both sides of a month end.
+func statsSmallJobs() []trace.Job {
+	jobs := []trace.Job{
+		statsJob("1", "gpu", "alice", 1001, 0, 25, 3600, 3600, 1),          // at its limit
+		statsJob("2", "gpu", "alice", 1001, 60, 0, 100, 6*3600, 1),         // 1-6h
+		statsJob("3", "gpu", "", 1002, 120, 4000, 7300, 7200, 2),           // by UID; past its limit
+		statsJob("4", "gpu", "", trace.NoID, 3600, 1, 10, 24*3600, 4),      // no user
+		statsJob("5", "cpu", "bob", 1003, 4*3600, 50000, 0, 48*3600, 1),    // cancelled while pending (Start == End)
+		statsJob("6", "cpu", "bob", 1003, 5*3600, -1, -1, 72*3600, 16),     // never started, no Start
+		statsJob("7", "cpu", "carol", 1001, 6*3600, 42897, 86400, -1, 2),   // unlimited
+		statsJob("8", "gpu", "alice", 1001, 40*86400, 60, 3599, 3600, 1),   // December
+		statsJob("9", "", "dave", 1004, 2*86400, 100, 200, 25*3600, 8),     // no partition
+		statsJob("10", "gpu", "", 1002, 3*86400, 7, 1800, 30*60, 1),        // by UID again; at its limit
+		statsJob("11", "cpu", "erin", trace.NoID, 86400, 0, 30, 600, 1),    // by name, no UID
+		statsJob("12", "gpu", "alice", 1001, 50*86400, 500, 5, 3600*49, 1), // >48h
+	}
+	jobs[4].State = trace.StateCancelled
+	jobs[5].State = trace.StateCancelled
+	jobs[6].State = trace.StateTimeout
+	jobs[10].Submit = time.Time{} // unknown Submit: no wait, no month
+	jobs[10].Start = statsT0
+	jobs[10].End = statsT0.Add(30 * time.Second)
+	return jobs
+}
+
+func TestStatsOf_Small(t *testing.T) {
+	jobs := statsSmallJobs()
+	s := trace.StatsOf(jobs)
+
+	// Spot checks, independent of the golden file.
+	if s.Jobs != 12 || s.Users != 6 || s.TimeoutJobs != 3 || s.CancelledPending != 2 {
+		t.Errorf("jobs, users, timeout, cancelled = %d, %d, %d, %d; want 12, 6, 3, 2",
+			s.Jobs, s.Users, s.TimeoutJobs, s.CancelledPending)
+	}
+	if s.TimeoutShare != 3.0/12 {
+		t.Errorf("timeout_share = %v, want 0.25", s.TimeoutShare)
+	}
+	if s.WaitSec.N != 10 || s.RunSec.N != 11 || s.TimelimitSec.N != 11 {
+		t.Errorf("wait, run, limit n = %d, %d, %d; want 10, 11, 11", s.WaitSec.N, s.RunSec.N, s.TimelimitSec.N)
+	}
+	if !s.FirstSubmit.Equal(statsT0) || s.FirstSubmit.Location() != time.UTC || !s.LastSubmit.Equal(statsT0.Add(50*24*time.Hour)) {
+		t.Errorf("submit span = %v .. %v", s.FirstSubmit, s.LastSubmit)
+	}
+	var limits []float64
+	for _, j := range jobs {
+		if j.TimelimitSec != trace.NoLimit {
+			limits = append(limits, float64(j.TimelimitSec))
+		}
+	}
+	if want := trace.QuantilesOf(limits); s.TimelimitSec != want {
+		t.Errorf("timelimit_sec\n got: %+v\nwant: %+v", s.TimelimitSec, want)
+	}
+	if len(s.Partitions) != 3 {
+		t.Fatalf("partitions = %d, want 3", len(s.Partitions))
+	}
+
+	var b bytes.Buffer
+	if err := s.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/stats/small.golden.json", b.Bytes())
+	var text bytes.Buffer
+	if err := s.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/stats/small.golden.txt", text.Bytes())
+}
+
+// TestStatsOf_Partitions checks each partition's Stats against StatsOf
+// over that partition's jobs alone.
+func TestStatsOf_Partitions(t *testing.T) {
+	jobs := statsSmallJobs()
+	s := trace.StatsOf(jobs)
+	for _, p := range s.Partitions {
+		var sub []trace.Job
+		for _, j := range jobs {
+			if j.Partition == p.Partition {
+				sub = append(sub, j)
+			}
+		}
+		if want := trace.StatsOf(sub); !reflect.DeepEqual(p.Stats, want) {
+			t.Errorf("partition %q\n got: %+v\nwant: %+v", p.Partition, p.Stats, want)
+		}
+	}
+
+	t.Run("One", func(t *testing.T) {
+		one := statsSmallJobs()
+		for i := range one {
+			one[i].Partition = "gpu"
+		}
+		if s := trace.StatsOf(one); s.Partitions != nil {
+			t.Errorf("one partition: Partitions = %+v, want nil", s.Partitions)
+		}
+	})
+}
+
+func TestStatsOf_Order(t *testing.T) {
+	jobs := statsSmallJobs()
+	want := statsJSON(t, trace.StatsOf(jobs))
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 10 {
+		r.Shuffle(len(jobs), func(i, j int) { jobs[i], jobs[j] = jobs[j], jobs[i] })
+		if got := statsJSON(t, trace.StatsOf(jobs)); got != want {
+			t.Fatalf("shuffled input changes the stats:\n got: %s\nwant: %s", got, want)
+		}
+	}
+}
+
+func TestStatsOf_Empty(t *testing.T) {
+	got := statsJSON(t, trace.StatsOf(nil))
+	want := `{"jobs":0,"users":0,"wait_sec":{"n":0,"p50":0,"p75":0,"p90":0,"p99":0,"mean":0},` +
+		`"run_sec":{"n":0,"p50":0,"p75":0,"p90":0,"p99":0,"mean":0},"timeout_jobs":0,"timeout_share":0,` +
+		`"cancelled_pending":0,"nodes":[],"timelimit":[{"bucket":"\u003c=1h","jobs":0},{"bucket":"1-6h","jobs":0},` +
+		`{"bucket":"6-24h","jobs":0},{"bucket":"24-48h","jobs":0},{"bucket":"\u003e48h","jobs":0},` +
+		`{"bucket":"unlimited","jobs":0}],"timelimit_sec":{"n":0,"p50":0,"p75":0,"p90":0,"p99":0,"mean":0},` +
+		`"submit_months":[]}`
+	if got != want {
+		t.Errorf("got:  %s\nwant: %s", got, want)
+	}
+	var b bytes.Buffer
+	if err := trace.StatsOf(nil).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func statsJSON(tb testing.TB, v any) string {
+	tb.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+// statsWriteTrace writes jobs to a trace file in a temporary directory.
+func statsWriteTrace(tb testing.TB, jobs []trace.Job, opts trace.WriterOptions) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "t.parquet")
+	w, err := trace.Create(path, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := range jobs {
+		if err := w.Write(&jobs[i]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+func TestComputeStats(t *testing.T) {
+	t.Run("OK", func(t *testing.T) {
+		// More jobs than a read batch and a row group.
+		var jobs []trace.Job
+		for i := range 10000 {
+			part := []string{"a", "b", "c"}[i%7%3]
+			jobs = append(jobs, statsJob(strconv.Itoa(i+1), part, "u"+strconv.Itoa(i%37), int64(i%37),
+				int64(i*97%86400*30), int64(i*i%50000), int64(i*31%90000), []int64{1800, 3600, 86400, -1}[i%4], int32(1+i%5)))
+		}
+		path := statsWriteTrace(t, jobs, trace.WriterOptions{RowGroupRows: 3000})
+		r, err := trace.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		got, err := trace.ComputeStats(context.Background(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := statsJSON(t, got), statsJSON(t, trace.StatsOf(jobs)); g != w {
+			t.Errorf("ComputeStats differs from StatsOf:\n got: %s\nwant: %s", g, w)
+		}
+	})
+	t.Run("ErrCanceled", func(t *testing.T) {
+		r, err := trace.Open(statsWriteTrace(t, statsSmallJobs(), trace.WriterOptions{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := trace.ComputeStats(ctx, r); !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+	})
+}
+
+func ExampleStats_WriteText() {
+	t := time.Date(2023, 3, 1, 12, 0, 0, 0, time.UTC)
+	var jobs []trace.Job
+	for i, wait := range []time.Duration{25 * time.Second, 2 * time.Hour, 10 * time.Minute} {
+		j := trace.NewJob()
+		j.JobID, j.UID, j.NNodes, j.TimelimitSec = strconv.Itoa(i+1), int64(i), 1, 3600
+		j.Submit = t
+		j.Start = t.Add(wait)
+		j.End = j.Start.Add(time.Duration(i+1) * 30 * time.Minute)
+		jobs = append(jobs, j)
+	}
+	trace.StatsOf(jobs).WriteText(os.Stdout)
+	// Output:
+	// jobs       3
+	// submit     2023-03-01T12:00:00Z .. 2023-03-01T12:00:00Z
+	// users      3
+	// wait       p50 10.0m  p75 1.08h  p90 1.63h  p99 1.96h  mean 43.5m  n 3
+	// run        p50 1.00h  p75 1.25h  p90 1.40h  p99 1.49h  mean 1.00h  n 3
+	// limit      p50 1.00h  p75 1.00h  p90 1.00h  p99 1.00h  mean 1.00h  n 3
+	// at limit   2 (66.67%)
+	// never ran  0 (0.00%)
+	// limits     <=1h 3  1-6h 0  6-24h 0  24-48h 0  >48h 0  unlimited 0
+	// nodes      1:3
+	// months     2023-03:3
+}
+
+func BenchmarkStatsOf(b *testing.B) {
+	jobs := make([]trace.Job, 100000)
+	for i := range jobs {
+		jobs[i] = statsJob(strconv.Itoa(i+1), []string{"a", "b"}[i%2], "u"+strconv.Itoa(i%300), int64(i%300),
+			int64(i*13), int64(i*i%90000), int64(i*31%90000), []int64{1800, 3600, 86400, -1}[i%4], int32(1+i%9))
+	}
+	if s := trace.StatsOf(jobs); s.Jobs != int64(len(jobs)) || len(s.Partitions) != 2 {
+		b.Fatalf("stats = %+v", s)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		trace.StatsOf(jobs)
+	}
+}

@@ -1,0 +1,290 @@
+package trace_test
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mirage-hpc/mirage/internal/golden"
+	"github.com/mirage-hpc/mirage/trace"
+	"github.com/parquet-go/parquet-go"
+)
+
+var t0 = time.Date(2022, 11, 1, 0, 0, 0, 0, time.UTC)
+
+// fullJob returns a job with every field set.
+func fullJob() trace.Job {
+	return trace.Job{
+		JobID: "3_1", JobIDRaw: 9, ArrayJobID: 3, ArrayTaskID: 1, HetJobID: 0, HetOffset: trace.Unknown,
+		Cluster: "ls6", Partition: "gpu-a100", Account: "acct", User: "alice", UID: 1001,
+		Group: "g", GID: 0, JobName: "train", QOS: "normal", State: trace.StateCancelled,
+		CancelledBy: 0, Reason: "Dependency", ExitCode: 1, ExitSignal: 9,
+		Submit: t0, Eligible: t0.Add(time.Second), Start: t0.Add(time.Minute), End: t0.Add(time.Hour),
+		TimelimitSec: 7200, NNodes: 2, NCPUs: 256, NGPUs: 6, ReqMemMB: 0, Priority: 0,
+		Attempt: 1, Steps: 3, Repair: trace.RepairShiftedFields, SourceFile: "a.txt", SourceLine: 7,
+	}
+}
+
+// sparseJob returns a job with every optional field unknown.
+func sparseJob() trace.Job {
+	j := trace.NewJob()
+	j.JobID, j.Submit, j.SourceFile, j.SourceLine = "5", t0, "b.txt", 1
+	return j
+}
+
+func writeJobs(tb testing.TB, path string, opts trace.WriterOptions, jobs []trace.Job) *trace.Writer {
+	tb.Helper()
+	w, err := trace.Create(path, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := range jobs {
+		if err := w.Write(&jobs[i]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return w
+}
+
+func TestWriter_RoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.parquet")
+	in := []trace.Job{fullJob(), sparseJob()}
+	writeJobs(t, path, trace.WriterOptions{Metadata: map[string]string{"k": "v"}}, in)
+	got, err := trace.ReadAll(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []trace.Job{in[1], in[0]} // "5" sorts before "3_1": same Submit, shorter JobID first
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	r, err := trace.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if v, _ := r.Metadata("k"); v != "v" {
+		t.Errorf("metadata k = %q", v)
+	}
+	if v, _ := r.Metadata(trace.MetaSchemaVersion); v != strconv.Itoa(trace.SchemaVersion) {
+		t.Errorf("schema version = %q", v)
+	}
+}
+
+// randomJobs returns n jobs with random submits (some equal) and unique IDs.
+func randomJobs(n int, seed uint64) []trace.Job {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	jobs := make([]trace.Job, n)
+	for i := range jobs {
+		j := trace.NewJob()
+		j.JobID = strconv.Itoa(i)
+		j.Submit = t0.Add(time.Duration(rng.IntN(n/4+1)) * time.Second)
+		j.SourceFile, j.SourceLine = "r", int64(i+1)
+		jobs[i] = j
+	}
+	return jobs
+}
+
+func TestWriter_SortsAcrossRuns(t *testing.T) {
+	tests := []struct {
+		Name     string
+		N, Group int
+		Shuffle  bool
+		WantRuns int // 0 = more than one
+	}{
+		{"SortedOneRun", 5000, 100, false, 1},
+		{"ShuffledSpills", 5000, 100, true, 0},
+		{"FitsInMemory", 500, 1000, true, 1},
+		{"Empty", 0, 10, false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.Name, func(t *testing.T) {
+			jobs := randomJobs(tt.N, 7)
+			if !tt.Shuffle {
+				sorted := append([]trace.Job(nil), jobs...)
+				sortJobs(sorted)
+				jobs = sorted
+			}
+			dir := t.TempDir()
+			path := filepath.Join(dir, "t.parquet")
+			w := writeJobs(t, path, trace.WriterOptions{RowGroupRows: tt.Group}, jobs)
+			if tt.WantRuns != 0 && w.Runs() != tt.WantRuns || tt.WantRuns == 0 && w.Runs() < 2 {
+				t.Errorf("runs = %d, want %d (0 = several)", w.Runs(), tt.WantRuns)
+			}
+			got, err := trace.ReadAll(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := append([]trace.Job{}, jobs...)
+			sortJobs(want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if w.Rows() != int64(tt.N) {
+				t.Errorf("Rows = %d, want %d", w.Rows(), tt.N)
+			}
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != 1 {
+				t.Errorf("temporary files left: %v", entries)
+			}
+		})
+	}
+}
+
+func sortJobs(jobs []trace.Job) {
+	// Stable sort by trace.Less; ties keep input order.
+	sorted := append([]trace.Job(nil), jobs...)
+	stableSort(sorted)
+	copy(jobs, sorted)
+}
+
+func stableSort(jobs []trace.Job) {
+	for i := 1; i < len(jobs); i++ {
+		for k := i; k > 0 && trace.Less(&jobs[k], &jobs[k-1]); k-- {
+			jobs[k], jobs[k-1] = jobs[k-1], jobs[k]
+		}
+	}
+}
+
+func TestWriter_Duplicates(t *testing.T) {
+	for _, group := range []int{3, 1000} {
+		t.Run("RowGroup"+strconv.Itoa(group), func(t *testing.T) {
+			jobs := randomJobs(50, 3)
+			dupA := jobs[10]
+			dupA.SourceFile, dupA.SourceLine, dupA.State = "later", 1, trace.StateCompleted
+			dupB := jobs[20]
+			dupB.SourceFile, dupB.SourceLine = "later", 2
+			jobs = append(jobs, dupA, dupB)
+			var dropped []string
+			path := filepath.Join(t.TempDir(), "t.parquet")
+			w := writeJobs(t, path, trace.WriterOptions{RowGroupRows: group, OnDuplicate: func(kept, d *trace.Job) {
+				if kept.SourceFile != "later" {
+					t.Errorf("kept %s, want the later row", kept.Position())
+				}
+				dropped = append(dropped, d.Position())
+			}}, jobs)
+			if w.Rows() != 50 || w.Duplicates() != 2 || len(dropped) != 2 {
+				t.Fatalf("rows %d duplicates %d dropped %v", w.Rows(), w.Duplicates(), dropped)
+			}
+			got, err := trace.ReadAll(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			later := 0
+			for _, j := range got {
+				if j.SourceFile == "later" {
+					later++
+				}
+			}
+			if later != 2 {
+				t.Errorf("later rows kept = %d, want 2", later)
+			}
+		})
+	}
+}
+
+func TestWriter_Deterministic(t *testing.T) {
+	jobs := randomJobs(3000, 11)
+	dir := t.TempDir()
+	var files [2][]byte
+	for i := range files {
+		path := filepath.Join(dir, strconv.Itoa(i)+".parquet")
+		writeJobs(t, path, trace.WriterOptions{RowGroupRows: 256}, jobs)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[i] = b
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Error("the same jobs gave different bytes")
+	}
+}
+
+func TestWriter_Abort(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.parquet")
+	w, err := trace.Create(path, trace.WriterOptions{RowGroupRows: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range randomJobs(10, 1) {
+		if err := w.Write(&j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Abort()
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files left after Abort: %v", entries)
+	}
+	if err := w.Write(&trace.Job{}); err == nil {
+		t.Error("Write after Abort succeeded")
+	}
+}
+
+func TestOpen_ErrSchemaVersion(t *testing.T) {
+	type other struct {
+		X int64 `parquet:"x"`
+	}
+	tests := []struct {
+		Name string
+		Meta map[string]string
+	}{
+		{"Missing", nil},
+		{"Newer", map[string]string{trace.MetaSchemaVersion: strconv.Itoa(trace.SchemaVersion + 1)}},
+		{"Garbage", map[string]string{trace.MetaSchemaVersion: "x"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.Name, func(t *testing.T) {
+			var buf bytes.Buffer
+			var opts []parquet.WriterOption
+			for k, v := range tt.Meta {
+				opts = append(opts, parquet.KeyValueMetadata(k, v))
+			}
+			w := parquet.NewGenericWriter[other](&buf, opts...)
+			if _, err := w.Write([]other{{1}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "x.parquet")
+			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := trace.Open(path)
+			if !errors.Is(err, trace.ErrSchemaVersion) {
+				t.Errorf("err = %v, want ErrSchemaVersion", err)
+			}
+		})
+	}
+}
+
+// TestFormat_V1Fixture keeps reading the schema-version-1 fixture; refresh
+// it only when the schema changes, with -update, and keep the old one.
+func TestFormat_V1Fixture(t *testing.T) {
+	path := filepath.Join("testdata", "format_v1", "jobs.parquet")
+	want := []trace.Job{sparseJob(), fullJob()}
+	if golden.Update() && trace.SchemaVersion == 1 {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeJobs(t, path, trace.WriterOptions{}, want)
+	}
+	got, err := trace.ReadAll(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("v1 fixture (-want +got):\n%s", diff)
+	}
+}
