@@ -95,9 +95,6 @@ func (rw *runWriter) close(meta [][2]string) (*runFile, error) {
 	if err == nil {
 		err = rw.pw.Close()
 	}
-	if err == nil {
-		err = rw.f.Sync()
-	}
 	if cerr := rw.f.Close(); err == nil {
 		err = cerr
 	}

@@ -46,6 +46,14 @@ type Writer struct {
 	opts WriterOptions
 	cap  int
 
+	// win is the fast path for sorted or nearly sorted input: a window of
+	// up to cap jobs kept sorted by insertion, win[head:] being live. The
+	// first job that would need a long shift, or that sorts before what was
+	// already written, moves the window into heap for replacement selection.
+	win      []Job
+	head     int
+	heapMode bool
+
 	heap  selectHeap
 	seq   uint64
 	runs  []*runFile
@@ -73,11 +81,70 @@ func Create(path string, opts WriterOptions) (*Writer, error) {
 	return &Writer{path: path, opts: opts, cap: opts.RowGroupRows}, nil
 }
 
+// maxShift is the longest insertion the sorted window tolerates before
+// Writer switches to its heap.
+const maxShift = 512
+
 // Write adds a copy of j.
 func (w *Writer) Write(j *Job) error {
 	if w.done {
 		return errors.New("trace writer: write after close")
 	}
+	if !w.heapMode {
+		if ok, err := w.writeWindow(j); ok || err != nil {
+			return err
+		}
+	}
+	return w.writeHeap(j)
+}
+
+// writeWindow inserts j into the sorted window and emits the window's
+// smallest job when it is full. It returns false, having changed nothing,
+// when j needs the heap; the Writer is then in heap mode.
+func (w *Writer) writeWindow(j *Job) (bool, error) {
+	if w.cur != nil && w.cur.hasLast && compareJobs(j, &w.cur.last) < 0 {
+		w.toHeap()
+		return false, nil
+	}
+	n := len(w.win)
+	pos := n
+	for pos > w.head && compareJobs(j, &w.win[pos-1]) < 0 {
+		pos--
+		if n-pos > maxShift {
+			w.toHeap()
+			return false, nil
+		}
+	}
+	w.win = append(w.win, Job{})
+	copy(w.win[pos+1:], w.win[pos:n])
+	w.win[pos] = *j
+	if len(w.win)-w.head <= w.cap {
+		return true, nil
+	}
+	if err := w.emit(&w.win[w.head], 0); err != nil {
+		return true, err
+	}
+	w.win[w.head] = Job{}
+	w.head++
+	if w.head >= w.cap {
+		k := copy(w.win, w.win[w.head:])
+		clear(w.win[k:])
+		w.win, w.head = w.win[:k], 0
+	}
+	return true, nil
+}
+
+// toHeap moves the window's jobs into the heap, in order.
+func (w *Writer) toHeap() {
+	w.heapMode = true
+	for i := w.head; i < len(w.win); i++ {
+		w.seq++
+		w.heap.push(&w.win[i], w.runForNew(&w.win[i]), w.seq)
+	}
+	w.win, w.head = nil, 0
+}
+
+func (w *Writer) writeHeap(j *Job) error {
 	w.seq++
 	if w.heap.len() < w.cap {
 		w.heap.push(j, w.runForNew(j), w.seq)
@@ -200,6 +267,12 @@ func (w *Writer) Close() error {
 }
 
 func (w *Writer) close() error {
+	for i := w.head; i < len(w.win); i++ {
+		if err := w.emit(&w.win[i], 0); err != nil {
+			return err
+		}
+	}
+	w.win, w.head = nil, 0
 	for w.heap.len() > 0 {
 		j, run := w.heap.top()
 		if err := w.emit(j, run); err != nil {
@@ -225,7 +298,22 @@ func (w *Writer) close() error {
 	return w.mergeRuns()
 }
 
+// publish makes the finished run file tmp durable and renames it into
+// place, readable by everyone the umask allows.
 func (w *Writer) publish(tmp string) error {
+	f, err := os.OpenFile(tmp, os.O_RDWR, 0)
+	if err == nil {
+		err = f.Chmod(0o644)
+		if serr := f.Sync(); err == nil {
+			err = serr
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("publish trace %s: %w", w.path, err)
+	}
 	if err := os.Rename(tmp, w.path); err != nil {
 		return fmt.Errorf("publish trace %s: %w", w.path, err)
 	}

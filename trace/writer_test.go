@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -98,21 +99,29 @@ func TestWriter_SortsAcrossRuns(t *testing.T) {
 	tests := []struct {
 		Name     string
 		N, Group int
-		Shuffle  bool
+		Shuffle  int // 0 sorted, -1 random order, k > 0: reversed blocks of k
 		WantRuns int // 0 = more than one
 	}{
-		{"SortedOneRun", 5000, 100, false, 1},
-		{"ShuffledSpills", 5000, 100, true, 0},
-		{"FitsInMemory", 500, 1000, true, 1},
-		{"Empty", 0, 10, false, 1},
+		{"SortedOneRun", 5000, 100, 0, 1},
+		{"NearlySortedOneRun", 5000, 100, 40, 1},
+		{"LongShiftsOneRun", 5000, 1000, 700, 1},
+		{"ShuffledSpills", 5000, 100, -1, 0},
+		{"FitsInMemory", 500, 1000, -1, 1},
+		{"Empty", 0, 10, 0, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.Name, func(t *testing.T) {
 			jobs := randomJobs(tt.N, 7)
-			if !tt.Shuffle {
-				sorted := append([]trace.Job(nil), jobs...)
-				sortJobs(sorted)
-				jobs = sorted
+			if tt.Shuffle >= 0 {
+				sortJobs(jobs)
+			}
+			for k := tt.Shuffle; k > 0 && len(jobs) > 0; k = 0 {
+				for lo := 0; lo < len(jobs); lo += tt.Shuffle {
+					b := jobs[lo:min(len(jobs), lo+tt.Shuffle)]
+					for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+						b[i], b[j] = b[j], b[i]
+					}
+				}
 			}
 			dir := t.TempDir()
 			path := filepath.Join(dir, "t.parquet")
@@ -141,18 +150,15 @@ func TestWriter_SortsAcrossRuns(t *testing.T) {
 }
 
 func sortJobs(jobs []trace.Job) {
-	// Stable sort by trace.Less; ties keep input order.
-	sorted := append([]trace.Job(nil), jobs...)
-	stableSort(sorted)
-	copy(jobs, sorted)
-}
-
-func stableSort(jobs []trace.Job) {
-	for i := 1; i < len(jobs); i++ {
-		for k := i; k > 0 && trace.Less(&jobs[k], &jobs[k-1]); k-- {
-			jobs[k], jobs[k-1] = jobs[k-1], jobs[k]
+	slices.SortStableFunc(jobs, func(a, b trace.Job) int {
+		switch {
+		case trace.Less(&a, &b):
+			return -1
+		case trace.Less(&b, &a):
+			return 1
 		}
-	}
+		return 0
+	})
 }
 
 func TestWriter_Duplicates(t *testing.T) {

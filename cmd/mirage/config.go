@@ -129,7 +129,7 @@ func defaultConfig() Config {
 		LogLevel: "info",
 		Ingest:   IngestConfig{Format: "auto", Progress: true},
 		Synth: SynthConfig{
-			Jobs: 20000, Seed: 1, Nodes: 84, Format: "sacct", Utilisation: 0.7,
+			Jobs: 20000, Seed: 1, Nodes: 88, Format: "sacct", Utilisation: 0.7,
 			TZ: "America/Chicago", Start: "2022-11-01T00:00:00", Cluster: "synth",
 		},
 	}
