@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -26,8 +27,9 @@ func DefaultQuarantinePath(output string) string {
 }
 
 // quarantineWriter writes JSON lines to a temp file renamed into place on
-// commit.
+// commit. write is safe for concurrent use.
 type quarantineWriter struct {
+	mu   sync.Mutex
 	path string
 	f    *os.File
 	w    *bufio.Writer
@@ -50,6 +52,8 @@ func (q *quarantineWriter) write(rec QuarantineRecord) error {
 	if !utf8.ValidString(rec.Raw) {
 		rec.Raw = strings.ToValidUTF8(rec.Raw, "\uFFFD")
 	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	q.n++
 	if err := q.enc.Encode(&rec); err != nil {
 		return fmt.Errorf("write quarantine file: %w", err)
@@ -59,6 +63,9 @@ func (q *quarantineWriter) write(rec QuarantineRecord) error {
 
 func (q *quarantineWriter) commit() error {
 	err := q.w.Flush()
+	if err == nil {
+		err = q.f.Chmod(0o644)
+	}
 	if err == nil {
 		err = q.f.Sync()
 	}

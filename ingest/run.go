@@ -60,32 +60,33 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 	if err != nil {
 		return sum, err
 	}
-	var strictErr error
+	// Duplicates are found by the writing goroutine; it keeps its own
+	// counts, merged into sum once it is done.
+	var dups struct {
+		n, repaired int64
+		perInput    map[string]int64
+		strictErr   error
+	}
+	dups.perInput = map[string]int64{}
 	w, err := trace.Create(output, trace.WriterOptions{
 		RowGroupRows: opts.RowGroupRows,
 		OnDuplicate: func(kept, dropped *trace.Job) {
 			perr := &ParseError{Path: dropped.SourceFile, Line: dropped.SourceLine, Field: "JobID",
 				Err: fmt.Errorf("%w: %s attempt %d submitted %s is repeated at %s, which is kept",
 					ErrDuplicate, dropped.JobID, dropped.Attempt, dropped.Submit.Format(time.RFC3339), kept.Position())}
-			sum.Duplicates++
+			dups.n++
 			if dropped.Repair != "" {
-				sum.Repaired--
+				dups.repaired++
 			}
 			if opts.Strict {
-				if strictErr == nil {
-					strictErr = perr
+				if dups.strictErr == nil {
+					dups.strictErr = perr
 				}
 				return
 			}
-			sum.Quarantined++
-			for i := range sum.Inputs {
-				if sum.Inputs[i].Path == dropped.SourceFile {
-					sum.Inputs[i].Quarantined++
-					break
-				}
-			}
-			if werr := q.write(QuarantineRecord{File: perr.Path, Line: perr.Line, Field: perr.Field, Reason: perr.Err.Error()}); werr != nil && strictErr == nil {
-				strictErr = werr
+			dups.perInput[dropped.SourceFile]++
+			if werr := q.write(QuarantineRecord{File: perr.Path, Line: perr.Line, Field: perr.Field, Reason: perr.Err.Error()}); werr != nil && dups.strictErr == nil {
+				dups.strictErr = werr
 			}
 		},
 	})
@@ -102,10 +103,12 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 	}()
 	sum.Inputs = make([]InputSummary, len(inputs))
 	var formats []string
+	p := newPipe(w)
 	for i, path := range inputs {
 		sum.Inputs[i].Path = path
-		f, err := readInput(ctx, path, i, len(inputs), &sum, w, q, z, &opts)
+		f, err := readInput(ctx, path, i, len(inputs), &sum, p, q, z, &opts)
 		if err != nil {
+			p.close()
 			return sum, err
 		}
 		if !containsString(formats, f.String()) {
@@ -113,14 +116,24 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 		}
 	}
 	sum.Format = strings.Join(formats, ",")
-	meta, _ := json.Marshal(map[string]any{"format": sum.Format, "tz": sum.TimeZone, "cluster": opts.Cluster, "inputs": sum.Inputs})
-	w.SetMetadata(MetaIngest, string(meta))
+	if err := p.close(); err != nil {
+		return sum, err
+	}
+	w.SetMetadata(MetaIngest, ingestMetadata(&sum, opts.Cluster))
 	if err := w.Close(); err != nil {
 		return sum, err
 	}
-	if strictErr != nil {
+	sum.Duplicates = dups.n
+	sum.Repaired -= dups.repaired
+	if !opts.Strict {
+		sum.Quarantined += dups.n
+		for i := range sum.Inputs {
+			sum.Inputs[i].Quarantined += dups.perInput[sum.Inputs[i].Path]
+		}
+	}
+	if dups.strictErr != nil {
 		os.Remove(output)
-		return sum, strictErr
+		return sum, dups.strictErr
 	}
 	if err := q.commit(); err != nil {
 		os.Remove(output)
@@ -134,6 +147,27 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 			sum.RowsRead, sum.Jobs, sum.StepsFolded, sum.Quarantined)
 	}
 	return sum, nil
+}
+
+// ingestMetadata is the JSON recorded under MetaIngest: formats, zone,
+// cluster, and each input's path, format and compression.
+func ingestMetadata(sum *Summary, cluster string) string {
+	type input struct {
+		Path        string `json:"path"`
+		Format      string `json:"format"`
+		Compression string `json:"compression"`
+	}
+	m := struct {
+		Format  string  `json:"format"`
+		TZ      string  `json:"tz"`
+		Cluster string  `json:"cluster"`
+		Inputs  []input `json:"inputs"`
+	}{Format: sum.Format, TZ: sum.TimeZone, Cluster: cluster}
+	for _, in := range sum.Inputs {
+		m.Inputs = append(m.Inputs, input{in.Path, in.Format, in.Compression})
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
 }
 
 func containsString(list []string, s string) bool {
@@ -161,7 +195,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 const headBytes = 64 << 10
 
 // readInput reads one input file and returns its format.
-func readInput(ctx context.Context, path string, idx, n int, sum *Summary, w *trace.Writer, q *quarantineWriter, z *zone, opts *Options) (Format, error) {
+func readInput(ctx context.Context, path string, idx, n int, sum *Summary, w jobWriter, q *quarantineWriter, z *zone, opts *Options) (Format, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return FormatAuto, fmt.Errorf("open input: %w", err)

@@ -42,10 +42,10 @@ type row struct {
 	Reason       string `parquet:"reason,optional,dict"`
 	ExitCode     int32  `parquet:"exit_code"`
 	ExitSignal   int32  `parquet:"exit_signal"`
-	Submit       int64  `parquet:"submit,optional,timestamp(millisecond),delta"`
-	Eligible     int64  `parquet:"eligible,optional,timestamp(millisecond),delta"`
-	Start        int64  `parquet:"start,optional,timestamp(millisecond),delta"`
-	End          int64  `parquet:"end,optional,timestamp(millisecond),delta"`
+	Submit       *int64 `parquet:"submit,optional,timestamp(millisecond)"`
+	Eligible     *int64 `parquet:"eligible,optional,timestamp(millisecond)"`
+	Start        *int64 `parquet:"start,optional,timestamp(millisecond)"`
+	End          *int64 `parquet:"end,optional,timestamp(millisecond)"`
 	TimelimitSec *int64 `parquet:"timelimit_sec,optional"`
 	NNodes       int32  `parquet:"nnodes"`
 	NCPUs        int32  `parquet:"ncpus"`
@@ -57,20 +57,25 @@ type row struct {
 	Repair       string `parquet:"repair,optional,dict"`
 	SourceFile   string `parquet:"source_file,dict"`
 	SourceLine   int64  `parquet:"source_line,delta"`
+
+	// Storage for the time pointers above (unexported: not a column).
+	submit, eligible, start, end int64
 }
 
-func toMillis(t time.Time) int64 {
+// millis stores t in *dst and returns dst, or nil for the zero Time.
+func millis(dst *int64, t time.Time) *int64 {
 	if t.IsZero() {
-		return 0
+		return nil
 	}
-	return t.UnixMilli()
+	*dst = t.UnixMilli()
+	return dst
 }
 
-func fromMillis(ms int64) time.Time {
-	if ms == 0 {
+func fromMillis(ms *int64) time.Time {
+	if ms == nil {
 		return time.Time{}
 	}
-	return time.UnixMilli(ms).UTC()
+	return time.UnixMilli(*ms).UTC()
 }
 
 // ptrUnless returns p unless *p equals the "unknown" sentinel.
@@ -111,10 +116,6 @@ func toRow(r *row, j *Job) {
 		Reason:       j.Reason,
 		ExitCode:     j.ExitCode,
 		ExitSignal:   j.ExitSignal,
-		Submit:       toMillis(j.Submit),
-		Eligible:     toMillis(j.Eligible),
-		Start:        toMillis(j.Start),
-		End:          toMillis(j.End),
 		TimelimitSec: ptrUnless(&j.TimelimitSec, NoLimit),
 		NNodes:       j.NNodes,
 		NCPUs:        j.NCPUs,
@@ -127,6 +128,10 @@ func toRow(r *row, j *Job) {
 		SourceFile:   j.SourceFile,
 		SourceLine:   j.SourceLine,
 	}
+	r.Submit = millis(&r.submit, j.Submit)
+	r.Eligible = millis(&r.eligible, j.Eligible)
+	r.Start = millis(&r.start, j.Start)
+	r.End = millis(&r.end, j.End)
 }
 
 func fromRow(j *Job, r *row) error {

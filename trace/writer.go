@@ -115,6 +115,9 @@ func (w *Writer) writeWindow(j *Job) (bool, error) {
 			return false, nil
 		}
 	}
+	if w.win == nil {
+		w.win = make([]Job, 0, 2*w.cap+1)
+	}
 	w.win = append(w.win, Job{})
 	copy(w.win[pos+1:], w.win[pos:n])
 	w.win[pos] = *j
@@ -206,7 +209,7 @@ func (w *Writer) newRun(index int) (*runWriter, error) {
 
 func (w *Writer) writerOptions() []parquet.WriterOption {
 	opts := []parquet.WriterOption{
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
 		parquet.MaxRowsPerRowGroup(int64(w.opts.RowGroupRows)),
 		parquet.CreatedBy("mirage", strconv.Itoa(SchemaVersion), ""),
 	}

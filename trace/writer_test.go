@@ -32,6 +32,13 @@ func fullJob() trace.Job {
 	}
 }
 
+// epochJob has times at the Unix epoch, which must not read back as unknown.
+func epochJob() trace.Job {
+	j := trace.NewJob()
+	j.JobID, j.Submit, j.Start, j.End = "0", time.Unix(0, 0).UTC(), time.Unix(0, 0).UTC(), time.Unix(1, 0).UTC()
+	return j
+}
+
 // sparseJob returns a job with every optional field unknown.
 func sparseJob() trace.Job {
 	j := trace.NewJob()
@@ -58,13 +65,13 @@ func writeJobs(tb testing.TB, path string, opts trace.WriterOptions, jobs []trac
 
 func TestWriter_RoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.parquet")
-	in := []trace.Job{fullJob(), sparseJob()}
+	in := []trace.Job{fullJob(), sparseJob(), epochJob()}
 	writeJobs(t, path, trace.WriterOptions{Metadata: map[string]string{"k": "v"}}, in)
 	got, err := trace.ReadAll(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []trace.Job{in[1], in[0]} // "5" sorts before "3_1": same Submit, shorter JobID first
+	want := []trace.Job{in[2], in[1], in[0]} // epoch first; "5" before "3_1": same Submit, shorter JobID first
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
