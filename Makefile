@@ -38,9 +38,12 @@ test: setup
 	$(GO) vet ./...
 	$(GO) test ./...
 
-## bench: throughput and latency figures (Go benchmarks)
-bench: setup
+## bench: throughput and latency figures (Go benchmarks, then whole-command
+## ingest of 1M rows on one core and 10M rows on all cores with peak RSS)
+bench: setup build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./...
+	scripts/bench-ingest.sh 1000000 1
+	scripts/bench-ingest.sh 10000000
 
 ## fuzz: run every fuzz target for FUZZTIME (default 30s each)
 FUZZTIME ?= 30s

@@ -108,6 +108,9 @@ func writeAtomic[T any](path string, write func(io.Writer) (T, error)) (T, error
 	bw := bufio.NewWriterSize(f, 1<<20)
 	v, err := write(bw)
 	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
 		err = bw.Flush()
 	}
 	if err == nil {

@@ -180,3 +180,36 @@ func TestTraceStats_LS6(t *testing.T) {
 		t.Errorf("jobs at their limit = %d, want 3887", hit)
 	}
 }
+
+func TestIngest_DataSamples(t *testing.T) {
+	for _, name := range []string{"slurm-22.05-sample.sacct", "synth-500.sacct"} {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "o.parquet")
+			in := filepath.Join(testenv.Root(), "data", name)
+			stdout, stderr, code := run(t, "ingest", "--tz", "America/Chicago", "-o", out, in, "--json")
+			var s struct {
+				Jobs, Quarantined int
+				Balanced          bool
+			}
+			json.Unmarshal([]byte(stdout), &s)
+			if code != 0 || s.Jobs == 0 || s.Quarantined != 0 || !s.Balanced {
+				t.Errorf("exit %d, summary %s, stderr %s", code, stdout, stderr)
+			}
+		})
+	}
+}
+
+func TestSynth_Deterministic(t *testing.T) {
+	dir := t.TempDir()
+	var outs [2][]byte
+	for i := range outs {
+		p := filepath.Join(dir, "s"+string(rune('0'+i))+".sacct")
+		if _, stderr, code := run(t, "synth", "--jobs", "300", "--seed", "5", "-o", p); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		outs[i], _ = os.ReadFile(p)
+	}
+	if len(outs[0]) == 0 || !bytes.Equal(outs[0], outs[1]) {
+		t.Error("synth output differs between runs with the same seed")
+	}
+}
