@@ -32,8 +32,9 @@ type zone struct {
 }
 
 type zoneEntry struct {
-	hour int64 // civil hour number + 1 (0 = empty)
+	hour int64 // civil hour number (hours since 1970-01-01T00 local)
 	off  int64 // UTC offset in seconds valid for the whole hour
+	ok   bool  // the entry is filled
 }
 
 func newZone(loc *time.Location) *zone {
@@ -71,14 +72,14 @@ func (z *zone) resolve(c int64) (first, second int64, ok bool) {
 	}
 	h := floorDiv(c, 3600)
 	e := &z.cache[h&int64(len(z.cache)-1)]
-	if e.hour == h+1 {
+	if e.ok && e.hour == h {
 		return c - e.off, c - e.off, true
 	}
 	// An hour is cacheable when the offset is the same at both ends of the
 	// range of instants any of its civil times can name.
 	lo, hi := z.offsetAt(h*3600-maxEast), z.offsetAt(h*3600+3599+maxWest)
 	if lo == hi {
-		e.hour, e.off = h+1, lo
+		e.hour, e.off, e.ok = h, lo, true
 		return c - lo, c - lo, true
 	}
 	// A transition is near: test both candidate offsets.

@@ -148,6 +148,11 @@ func (p *rowParser) parse(fields [][]byte, line int64, id jobID, rawID []byte, j
 	if id.het {
 		j.HetJobID, j.HetOffset = id.id, id.hetOff
 	}
+	if id.array && id.task >= 0 || id.het && id.hetOff > 0 {
+		// An array task or het component has its own job ID, which only
+		// a JobIDRaw column gives.
+		j.JobIDRaw = 0
+	}
 	if b := p.field(fields, colJobIDRaw); len(b) > 0 && p.lay.has(colJobID) {
 		n, err := parseInt(b)
 		if err != nil || n <= 0 {
@@ -244,6 +249,9 @@ func (p *rowParser) counts(fields [][]byte, line int64, j *trace.Job) *ParseErro
 			mb *= float64(max(1, j.NNodes))
 		case 'c':
 			mb *= float64(max(1, j.NCPUs))
+		}
+		if mb >= 1<<62 {
+			return p.errf(line, colReqMem, fmt.Errorf("%w: %q is too large", ErrBadMemory, b))
 		}
 		j.ReqMemMB = int64(mb + 0.5)
 	}

@@ -56,12 +56,13 @@ func parseDuration(b []byte) (int64, error) {
 	}
 	s := b
 	var days int64
+	hasDays := false
 	if i := bytes.IndexByte(s, '-'); i >= 0 {
 		d, err := parseInt(s[:i])
-		if err != nil || d < 0 {
+		if err != nil || d < 0 || d > maxDurationSec {
 			return 0, fmt.Errorf("%w: %q", ErrBadDuration, b)
 		}
-		days, s = d, s[i+1:]
+		days, s, hasDays = d, s[i+1:], true
 	}
 	if i := bytes.IndexByte(s, '.'); i >= 0 {
 		if _, err := parseInt(s[i+1:]); err != nil {
@@ -76,7 +77,7 @@ func parseDuration(b []byte) (int64, error) {
 			return 0, fmt.Errorf("%w: %q", ErrBadDuration, b)
 		}
 		n, err := parseInt(p)
-		if err != nil || n < 0 {
+		if err != nil || n < 0 || n > maxDurationSec {
 			return 0, fmt.Errorf("%w: %q", ErrBadDuration, b)
 		}
 		v[i] = n
@@ -85,17 +86,25 @@ func parseDuration(b []byte) (int64, error) {
 	switch {
 	case len(parts) == 3:
 		sec = v[0]*3600 + v[1]*60 + v[2]
-	case len(parts) == 2 && days > 0:
+	case len(parts) == 2 && hasDays:
 		sec = v[0]*3600 + v[1]*60 // D-HH:MM
 	case len(parts) == 2:
 		sec = v[0]*60 + v[1] // MM:SS
-	case days > 0:
+	case hasDays:
 		sec = v[0] * 3600 // D-HH
 	default:
 		sec = v[0] * 60 // minutes
 	}
-	return days*86400 + sec, nil
+	if sec += days * 86400; sec > maxDurationSec {
+		return 0, fmt.Errorf("%w: %q is too long", ErrBadDuration, b)
+	}
+	return sec, nil
 }
+
+// maxDurationSec bounds durations (and each of their numbers, so that
+// the sum cannot overflow) at about 31,700 years, far beyond any real
+// limit or run time.
+const maxDurationSec = 1_000_000_000_000
 
 // parseMinutes parses TimelimitRaw: minutes, or UNLIMITED/Partition_Limit.
 // It returns seconds or limitUnknown.
@@ -104,7 +113,7 @@ func parseMinutes(b []byte) (int64, error) {
 		return limitUnknown, nil
 	}
 	n, err := parseInt(b)
-	if err != nil || n < 0 {
+	if err != nil || n < 0 || n > maxDurationSec/60 {
 		return 0, fmt.Errorf("%w: %q (want minutes, UNLIMITED or Partition_Limit)", ErrBadDuration, b)
 	}
 	return n * 60, nil
@@ -174,22 +183,33 @@ func tresGPUs(b []byte) (int64, bool, error) {
 		if !bytes.HasPrefix(item, []byte("gres/gpu")) {
 			continue
 		}
+		name := item
 		eq := bytes.IndexByte(item, '=')
+		if eq >= 0 {
+			name = item[:eq]
+		}
+		isUntyped := len(name) == len("gres/gpu")
+		if !isUntyped && name[len("gres/gpu")] != ':' {
+			continue // another TRES, such as gres/gpumem or gres/gpuutil
+		}
 		if eq < 0 {
 			return 0, false, fmt.Errorf("%w: %q", ErrBadNumber, item)
 		}
 		n, err := parseInt(item[eq+1:])
-		if err != nil || n < 0 {
+		if err != nil || n < 0 || n > math.MaxInt32 {
 			return 0, false, fmt.Errorf("%w: %q", ErrBadNumber, item)
 		}
-		if name := item[:eq]; len(name) == len("gres/gpu") {
+		if isUntyped {
 			untyped, hasU = n, true
-		} else if name[len("gres/gpu")] == ':' {
+		} else {
 			typed, hasT = typed+n, true
 		}
 	}
 	if hasU {
 		return untyped, true, nil
+	}
+	if typed > math.MaxInt32 {
+		return 0, false, fmt.Errorf("%w: %d GPUs", ErrBadNumber, typed)
 	}
 	return typed, hasT, nil
 }

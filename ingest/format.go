@@ -78,8 +78,9 @@ func Detect(head []byte) (Format, error) {
 		if len(lines) > 1 && isDashes(lines[1]) {
 			return FormatAuto, ErrFixedWidth
 		}
-		if len(lines) == 1 {
-			// A lone header without a delimiter: a one-column parsable dump.
+		if len(lines) == 1 || len(bytes.Fields(first)) == 1 {
+			// A header of one name and no delimiter: a one-column
+			// parsable dump (sacct -P --format=JobID).
 			return FormatSacct, nil
 		}
 	case looksLikeSWF(first):

@@ -54,12 +54,12 @@ func readSacct(c *collector, r io.Reader, z *zone, cluster string) error {
 		s.trim = true
 		fields = fields[:len(fields)-1]
 	}
+	if len(fields) == 1 && len(bytes.Fields(header)) > 1 {
+		return fmt.Errorf("%s: %w", c.path, ErrFixedWidth)
+	}
 	lay, err := newLayout(fields)
 	if err != nil {
 		return &ParseError{Path: c.path, Line: lr.line, Err: err}
-	}
-	if len(fields) == 1 && len(bytes.Fields(header)) > 1 {
-		return fmt.Errorf("%s: %w", c.path, ErrFixedWidth)
 	}
 	s.p = rowParser{lay: lay, zone: z, cluster: cluster, path: c.path, strs: interner{}}
 	rows0 := c.in.RowsRead
@@ -112,7 +112,13 @@ func (s *sacctReader) rows(lr *lineReader) error {
 			perr = &ParseError{Path: s.c.path, Line: n, Field: s.p.lay.names[colJobID], Err: fmt.Errorf("%w: %q", ErrOrphanStep, rawID)}
 		}
 		if perr == nil {
-			perr = s.p.parse(fields, n, id, rawID, &next)
+			if perr = s.p.parse(fields, n, id, rawID, &next); perr != nil {
+				// A bad allocation row closes the open one, so that its
+				// steps are orphans instead of folding into the wrong job.
+				if err := s.flush(); err != nil {
+					return err
+				}
+			}
 		}
 		if perr != nil {
 			if err := s.c.bad(perr, line); err != nil {
