@@ -169,7 +169,9 @@ func (p *rowParser) parse(fields [][]byte, line int64, id jobID, rawID []byte, j
 	j.User = p.strs.get(p.field(fields, colUser))
 	j.Group = p.strs.get(p.field(fields, colGroup))
 	j.QOS = p.strs.get(p.field(fields, colQOS))
-	j.Reason = p.strs.get(p.field(fields, colReason))
+	if b := p.field(fields, colReason); string(b) != "None" {
+		j.Reason = p.strs.get(b)
+	}
 	j.JobName = p.strs.get(p.field(fields, colJobName))
 	for _, c := range [...]col{colUID, colGID, colPriority} {
 		b := p.field(fields, c)
@@ -300,11 +302,11 @@ func (p *rowParser) times(fields [][]byte, line int64) (times, *ParseError) {
 		}
 	}
 	switch {
-	case p.lay.has(colTimelimitRaw):
+	case len(p.field(fields, colTimelimitRaw)) > 0 || p.lay.has(colTimelimitRaw) && !p.lay.has(colTimelimit):
 		if t.limit, err = parseMinutes(p.field(fields, colTimelimitRaw)); err != nil {
 			return t, p.errf(line, colTimelimitRaw, err)
 		}
-	case p.lay.has(colTimelimit):
+	case len(p.field(fields, colTimelimit)) > 0:
 		if t.limit, err = parseDuration(p.field(fields, colTimelimit)); err != nil {
 			return t, p.errf(line, colTimelimit, err)
 		}

@@ -22,7 +22,7 @@ type lineReader struct {
 }
 
 func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 1<<20)}
+	return &lineReader{br: bufio.NewReaderSize(r, 256<<10)}
 }
 
 // next returns the next line, or io.EOF after the last.

@@ -84,7 +84,7 @@ func (s *sacctReader) rows(lr *lineReader) error {
 		if err != nil {
 			return fmt.Errorf("read %s: %w", s.c.path, err)
 		}
-		if len(line) == 0 {
+		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		if err := s.c.row(); err != nil {

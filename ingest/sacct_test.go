@@ -297,7 +297,7 @@ func TestSacct_Fields(t *testing.T) {
 	want := trace.NewJob()
 	want.JobID, want.JobIDRaw, want.Cluster, want.Partition, want.Account = "6", 6, "localtest", "debug", "root"
 	want.User, want.JobName, want.QOS, want.State, want.CancelledBy = "root", "tocancel", "normal", trace.StateCancelled, 0
-	want.Reason = "None"
+	want.Reason = "" // sacct's "None"
 	want.Submit, want.Eligible = at(t, "2026-11-30T12:39:00Z"), at(t, "2026-11-30T12:39:00Z")
 	want.Start, want.End = at(t, "2026-11-30T12:39:11Z"), at(t, "2026-11-30T12:39:16Z")
 	want.TimelimitSec, want.NNodes, want.NCPUs, want.ReqMemMB, want.Priority = 600, 1, 2, 1024, 4294901754

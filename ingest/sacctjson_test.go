@@ -75,7 +75,7 @@ func TestReadSacctJSON_Fixture(t *testing.T) {
 		j := trace.NewJob()
 		j.JobID, j.JobIDRaw = id, raw
 		j.Cluster, j.Partition, j.Account, j.User, j.Group, j.QOS = "localtest", "debug", "root", "root", "root", "normal"
-		j.Reason, j.State = "None", trace.StateCompleted
+		j.Reason, j.State = "", trace.StateCompleted
 		j.NNodes, j.NCPUs, j.Steps = 1, 1, 1
 		j.SourceFile, j.SourceLine = "in.json", line
 		return j
@@ -402,7 +402,7 @@ func TestReadSacctJSON_Fields(t *testing.T) {
 			want := trace.NewJob()
 			want.JobID, want.JobIDRaw, want.JobName = "7", 7, "j7"
 			want.Cluster, want.Partition, want.Account, want.User, want.Group, want.QOS = "c1", "debug", "acct", "alice", "users", "normal"
-			want.State, want.Reason = trace.StateCompleted, "None"
+			want.State, want.Reason = trace.StateCompleted, ""
 			want.Submit, want.Eligible, want.Start, want.End = jsonEpoch(1000), jsonEpoch(1000), jsonEpoch(1010), jsonEpoch(1070)
 			want.TimelimitSec, want.Priority, want.NNodes, want.NCPUs, want.ReqMemMB, want.Steps = 300, 7, 1, 2, 100, 1
 			want.SourceFile, want.SourceLine = "in.json", 3

@@ -24,7 +24,7 @@ import (
 //	             "A_[1-3]" for pending tasks (array.task, a range or
 //	             Slurm's hex bitmap, "%N" appended for a running-task
 //	             limit), or "H+K" for het.job_id H, het.job_offset K.
-//	State        state.current (trace.ParseState); Reason state.reason.
+//	State        state.current (trace.ParseState); Reason state.reason ("None" -> "").
 //	CancelledBy  for a CANCELLED job, the UID of kill_request_user when it
 //	             is a number or "root" (UID 0); otherwise NoID, since the
 //	             JSON names the user and the UID is not known.
@@ -172,7 +172,9 @@ func (v *v0038Job) fill(j *trace.Job, strs interner) (string, error) {
 	j.Group = jsonIntern(strs, v.Group)
 	j.QOS = jsonIntern(strs, v.QOS)
 	j.JobName = jsonIntern(strs, v.Name)
-	j.Reason = jsonIntern(strs, v.State.Reason)
+	if v.State.Reason != "None" {
+		j.Reason = jsonIntern(strs, v.State.Reason)
+	}
 	if cur := strings.TrimSpace(v.State.Current); cur != "" {
 		st, by, err := trace.ParseState(cur)
 		if err != nil {

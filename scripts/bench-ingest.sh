@@ -15,6 +15,6 @@ export GOMAXPROCS=${procs:-$(nproc)}
 	"$bin" ingest --tz America/Chicago -o "$tmp/out.parquet" "$tmp/in.sacct" --json --log-level error >"$tmp/summary.json"
 read -r wall user sys rss <"$tmp/time"
 out=$(stat -c %s "$tmp/out.parquet")
-awk -v r="$rows" -v w="$wall" -v u="$user" -v s="$sys" -v m="$rss" -v in="$size" -v o="$out" -v p="$GOMAXPROCS" 'BEGIN {
+awk -v r="$rows" -v w="$wall" -v u="$user" -v s="$sys" -v m="$rss" -v isz="$size" -v o="$out" -v p="$GOMAXPROCS" 'BEGIN {
 	printf "ingest %d rows (%.0f MB sacct -> %.1f MB parquet), GOMAXPROCS=%d: wall %.2f s (%.0f rows/s), cpu %.2f s (%.0f rows/cpu-s), peak RSS %.0f MB\n",
-		r, in/1e6, o/1e6, p, w, r/w, u+s, r/(u+s), m/1024 }'
+		r, isz/1e6, o/1e6, p, w, r/w, u+s, r/(u+s), m/1024 }'

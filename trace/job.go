@@ -57,7 +57,7 @@ type Job struct {
 	// NoID otherwise.
 	CancelledBy int64
 	// Reason is Slurm's last pending reason ("Dependency", "Priority", ...);
-	// empty when unknown.
+	// empty when unknown or "None".
 	Reason string
 	// ExitCode is the exit status of the batch script (the number before
 	// the colon in sacct's ExitCode); ExitSignal the signal (after it).
