@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"errors"
 
 	"github.com/mirage-hpc/mirage/trace"
 )
@@ -84,9 +83,3 @@ func (c *collector) bad(perr *ParseError, raw []byte) error {
 
 // note records a remark about the input as a whole.
 func (c *collector) note(s string) { c.in.Notes = append(c.in.Notes, s) }
-
-// isStrictStop reports whether err is the strict-mode stop of a bad row.
-func isStrictStop(err error) bool {
-	var pe *ParseError
-	return errors.As(err, &pe)
-}

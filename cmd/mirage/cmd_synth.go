@@ -74,15 +74,14 @@ func runSynth(g *globalOptions) error {
 	default:
 		return usagef("synth: --format %q: want sacct or swf", cfg.Format)
 	}
-	var st synth.Stats
 	if cfg.Output == "-" {
 		bw := bufio.NewWriterSize(g.stdout, 1<<20)
-		if st, err = write(bw, opts); err == nil {
+		if _, err = write(bw, opts); err == nil {
 			err = bw.Flush()
 		}
 		return err
 	}
-	st, err = writeAtomic(cfg.Output, func(w io.Writer) (synth.Stats, error) { return write(w, opts) })
+	st, err := writeAtomic(cfg.Output, func(w io.Writer) (synth.Stats, error) { return write(w, opts) })
 	if err != nil {
 		return err
 	}
