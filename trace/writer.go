@@ -13,6 +13,10 @@ import (
 	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
+// textColumns are the string columns of row.
+var textColumns = []string{"job_id", "cluster", "partition", "account", "user", "group",
+	"job_name", "qos", "state", "reason", "repair", "source_file"}
+
 // DefaultRowGroupRows is the default number of rows per Parquet row group,
 // which is also the number of jobs Writer holds in memory while sorting.
 const DefaultRowGroupRows = 64 << 10
@@ -216,6 +220,11 @@ func (w *Writer) writerOptions() []parquet.WriterOption {
 		// before compression, so zstd has less to do.
 		parquet.DefaultEncodingFor(parquet.Int64, &parquet.DeltaBinaryPacked),
 		parquet.DefaultEncodingFor(parquet.Int32, &parquet.DeltaBinaryPacked),
+	}
+	// Page min/max of text columns help no query and cost a scan of every
+	// page; numeric and time columns keep theirs.
+	for _, col := range textColumns {
+		opts = append(opts, parquet.SkipPageBounds(col))
 	}
 	return opts
 }
