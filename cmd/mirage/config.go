@@ -19,6 +19,22 @@ type Config struct {
 	Ingest   IngestConfig `mapstructure:"ingest"`
 	Synth    SynthConfig  `mapstructure:"synth"`
 	Trace    TraceConfig  `mapstructure:"trace"`
+	Sim      SimConfig    `mapstructure:"sim"`
+}
+
+// SimConfig configures `mirage sim ...`.
+type SimConfig struct {
+	Trace           string `mapstructure:"trace"`
+	Profile         string `mapstructure:"profile"`
+	Nodes           int    `mapstructure:"nodes"`
+	Backfill        string `mapstructure:"backfill"`
+	Cancelled       string `mapstructure:"cancelled"`
+	MaxJobsPerUser  int    `mapstructure:"max_jobs_per_user"`
+	MaxNodesPerUser int    `mapstructure:"max_nodes_per_user"`
+	InferDeps       bool   `mapstructure:"infer_deps"`
+	From            string `mapstructure:"from"`
+	To              string `mapstructure:"to"`
+	TZ              string `mapstructure:"tz"`
 }
 
 // IngestConfig configures `mirage ingest`.
@@ -128,6 +144,7 @@ func defaultConfig() Config {
 	return Config{
 		LogLevel: "info",
 		Ingest:   IngestConfig{Format: "auto", Progress: true},
+		Sim:      SimConfig{Profile: "default", TZ: "UTC"},
 		Synth: SynthConfig{
 			Jobs: 20000, Seed: 1, Nodes: 88, Format: "sacct", Utilisation: 0.7,
 			TZ: "America/Chicago", Start: "2022-11-01T00:00:00", Cluster: "synth",

@@ -63,8 +63,8 @@ progress and errors go to stderr.
 	pf.StringVar(&g.configFile, "config", "", "config file (YAML, TOML or JSON)")
 	pf.Bool("json", false, "print machine-readable JSON on stdout (and JSON errors on stderr)")
 	pf.String("log-level", "info", "log level: debug, info, warn, error")
-	cmd.AddGroup(&cobra.Group{ID: "data", Title: "Trace data:"})
-	cmd.AddCommand(newIngestCommand(g), newTraceCommand(g), newSynthCommand(g))
+	cmd.AddGroup(&cobra.Group{ID: "data", Title: "Trace data:"}, &cobra.Group{ID: "sim", Title: "Simulation:"})
+	cmd.AddCommand(newIngestCommand(g), newTraceCommand(g), newSynthCommand(g), newSimCommand(g))
 	return cmd
 }
 

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mirage-hpc/mirage/sim"
+	"github.com/mirage-hpc/mirage/trace"
+	"github.com/spf13/cobra"
+)
+
+func newSimCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "sim",
+		Short:   "Simulate the scheduler on a trace",
+		GroupID: "sim",
+	}
+	cmd.AddCommand(newSimReplayCommand(g))
+	return cmd
+}
+
+func newSimReplayCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "replay --trace T.parquet [flags]",
+		Short: "Replay a trace in the simulator and compare simulated with real waits",
+		Long: `Replay every job of a trace at its real submission time with its real run time,
+and compare the simulated waits with the real ones: mean and median absolute
+error, Spearman correlation, the share within a factor of 2 (for real waits over
+a minute), per month; plus the wall time and events per second. This is how a
+center decides whether to trust the simulator for its cluster.
+
+` + exitCodesHelp,
+		Args:        usageArgs(cobra.NoArgs),
+		Annotations: map[string]string{configSection: "sim"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSimReplay(cmd, g)
+		},
+	}
+	f := cmd.Flags()
+	d := defaultConfig().Sim
+	f.String("trace", "", "trace file (Parquet, from mirage ingest); required")
+	f.String("profile", d.Profile, "base configuration: default, mirage-compat")
+	f.Int("nodes", d.Nodes, "partition size (0 = the profile's)")
+	f.String("backfill", d.Backfill, "backfill flavour: conservative, easy, none (empty = the profile's)")
+	f.String("cancelled", d.Cancelled, "jobs cancelled while pending: leave or run-zero (empty = the profile's)")
+	f.Int("max-jobs-per-user", d.MaxJobsPerUser, "running jobs per user (0 = unlimited)")
+	f.Int("max-nodes-per-user", d.MaxNodesPerUser, "running nodes per user (0 = unlimited)")
+	f.Bool("infer-deps", d.InferDeps, "infer dependencies: hold a job that started right after a same-user job ended until that job ends")
+	f.String("from", "", "first submission to replay (YYYY-MM-DD or RFC 3339, in --tz)")
+	f.String("to", "", "end of the submissions to replay (exclusive)")
+	f.String("tz", d.TZ, "IANA zone of --from, --to and the per-month figures")
+	return cmd
+}
+
+// simConfig resolves the simulator configuration from the sim section.
+func simConfig(c SimConfig) (sim.Config, error) {
+	cfg, err := sim.Profile(c.Profile)
+	if err != nil {
+		return cfg, usageError{err}
+	}
+	if c.Nodes > 0 {
+		cfg.Nodes = c.Nodes
+	}
+	if c.Backfill != "" {
+		if cfg.Backfill.Flavour, err = sim.ParseFlavour(c.Backfill); err != nil {
+			return cfg, usageError{err}
+		}
+	}
+	if c.Cancelled != "" {
+		if cfg.Cancelled, err = sim.ParseCancelPolicy(c.Cancelled); err != nil {
+			return cfg, usageError{err}
+		}
+	}
+	cfg.Limits = sim.Limits{MaxJobsPerUser: c.MaxJobsPerUser, MaxNodesPerUser: c.MaxNodesPerUser}
+	if err := cfg.Validate(); err != nil {
+		return cfg, usageError{err}
+	}
+	return cfg, nil
+}
+
+func parseWhen(s string, loc *time.Location) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, usagef("time %q: want YYYY-MM-DD, YYYY-MM-DDTHH:MM:SS or RFC 3339", s)
+}
+
+// replaySummary is the JSON of `mirage sim replay`.
+type replaySummary struct {
+	Jobs                 int                 `json:"jobs"`
+	Nodes                int                 `json:"nodes"`
+	Events               int64               `json:"events"`
+	WallSec              float64             `json:"wall_sec"`
+	EventsPerSec         float64             `json:"events_per_sec"`
+	WaitMAESec           float64             `json:"wait_mae_sec"`
+	WaitMedianAbsErrSec  float64             `json:"wait_median_abs_err_sec"`
+	WaitSpearman         float64             `json:"wait_spearman"`
+	Within2x             float64             `json:"within_2x"`
+	Compared             int                 `json:"compared"`
+	PerMonth             []sim.MonthFidelity `json:"per_month"`
+	InferredDependencies *sim.Inference      `json:"inferred_dependencies,omitempty"`
+	Conversion           sim.Conversion      `json:"conversion"`
+	Config               sim.Config          `json:"config"`
+}
+
+func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
+	c := g.cfg.Sim
+	if c.Trace == "" {
+		return usagef("sim replay: --trace is required")
+	}
+	cfg, err := simConfig(c)
+	if err != nil {
+		return err
+	}
+	loc, err := time.LoadLocation(c.TZ)
+	if err != nil {
+		return usagef("--tz %q: %w", c.TZ, err)
+	}
+	tjobs, err := trace.ReadAll(c.Trace)
+	if err != nil {
+		return err
+	}
+	opts := sim.FromTraceOptions{MaxNodes: cfg.Nodes}
+	if c.From != "" {
+		t, err := parseWhen(c.From, loc)
+		if err != nil {
+			return err
+		}
+		opts.From = t.Unix()
+	}
+	if c.To != "" {
+		t, err := parseWhen(c.To, loc)
+		if err != nil {
+			return err
+		}
+		opts.To = t.Unix()
+	}
+	if c.InferDeps {
+		opts.Infer = &sim.InferOptions{}
+	}
+	jobs, conv, err := sim.FromTrace(tjobs, opts)
+	if err != nil {
+		return err
+	}
+	sum := replaySummary{Jobs: len(jobs), Nodes: cfg.Nodes, Conversion: conv, Config: cfg}
+	if c.InferDeps {
+		sum.InferredDependencies = &conv.Inference
+	}
+	began := time.Now()
+	starts, events, err := sim.Replay(cmd.Context(), cfg, jobs)
+	if err != nil {
+		return err
+	}
+	sum.WallSec = time.Since(began).Seconds()
+	sum.Events = events
+	if sum.WallSec > 0 {
+		sum.EventsPerSec = float64(events) / sum.WallSec
+	}
+	var actual, simulated []int64
+	var months []string
+	for i, j := range jobs {
+		if j.TraceStart == 0 || starts[i] < 0 {
+			continue
+		}
+		actual = append(actual, j.TraceStart-j.Submit)
+		simulated = append(simulated, starts[i]-j.Submit)
+		months = append(months, time.Unix(j.Submit, 0).In(loc).Format("2006-01"))
+	}
+	fid := sim.CompareWaits(actual, simulated, months)
+	sum.Compared = fid.Jobs
+	sum.WaitMAESec, sum.WaitMedianAbsErrSec, sum.WaitSpearman, sum.Within2x = fid.MAESec, fid.MedianAbsErrSec, fid.Spearman, fid.Within2x
+	sum.PerMonth = fid.PerMonth
+	if g.cfg.JSON {
+		b, err := json.MarshalIndent(sum, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(g.stdout, string(b))
+		return err
+	}
+	fmt.Fprintf(g.stdout, "replayed %d jobs on %d nodes: %d events in %.3f s (%.0f events/s)\n",
+		sum.Jobs, sum.Nodes, sum.Events, sum.WallSec, sum.EventsPerSec)
+	fmt.Fprintf(g.stdout, "waits of %d jobs that ran: MAE %.2f h, median |error| %.2f h, Spearman %.3f, within 2x %.1f%%\n",
+		sum.Compared, sum.WaitMAESec/3600, sum.WaitMedianAbsErrSec/3600, sum.WaitSpearman, 100*sum.Within2x)
+	for _, m := range sum.PerMonth {
+		fmt.Fprintf(g.stdout, "  %s  jobs %5d  MAE %6.2f h  median %6.2f h  Spearman %6.3f  within 2x %5.1f%%\n",
+			m.Month, m.Jobs, m.MAESec/3600, m.MedianAbsErrSec/3600, m.Spearman, 100*m.Within2x)
+	}
+	if inf := sum.InferredDependencies; inf != nil {
+		fmt.Fprintf(g.stdout, "inferred dependencies: %d jobs\n", inf.Jobs)
+	}
+	return nil
+}

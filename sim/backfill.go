@@ -1,0 +1,200 @@
+package sim
+
+import "slices"
+
+// runEnd is a running job's planned release: start + time limit.
+type runEnd struct {
+	at    int64
+	nodes int
+}
+
+// profile is the backfill plan: free[k] nodes are available from times[k]
+// until times[k+1] (the last step lasts forever). times[0] is now.
+type profile struct {
+	times []int64
+	free  []int
+}
+
+// buildProfile plans from now: the free nodes, running jobs released at
+// their time limit (rounded up to the resolution from now, as a job ending
+// inside a slot blocks the whole slot), and future capacity steps.
+func (s *Sim) buildProfile() profile {
+	res := s.cfg.Backfill.ResolutionSec
+	ends := s.scratch.ends[:0]
+	for _, id := range s.running {
+		j := &s.jobs[id]
+		at := s.st[id].start + j.LimitSec
+		ends = append(ends, runEnd{at: s.now + ceilDiv(max(at-s.now, 0), res)*res, nodes: int(j.Nodes)})
+	}
+	capNow := s.capacity
+	for k := s.capIdx; k < len(s.cfg.Capacity); k++ {
+		c := s.cfg.Capacity[k]
+		if c.At >= s.now+s.cfg.Backfill.WindowSec {
+			break
+		}
+		at := s.now + ceilDiv(max(c.At-s.now, 0), res)*res
+		ends = append(ends, runEnd{at: at, nodes: c.Nodes - capNow})
+		capNow = c.Nodes
+	}
+	slices.SortFunc(ends, func(a, b runEnd) int { return cmpInt64(a.at, b.at) })
+	s.scratch.ends = ends
+	p := profile{times: append(s.scratch.times[:0], s.now), free: append(s.scratch.free[:0], s.free())}
+	for _, e := range ends {
+		last := len(p.times) - 1
+		if e.at == p.times[last] {
+			p.free[last] += e.nodes
+			continue
+		}
+		p.times = append(p.times, e.at)
+		p.free = append(p.free, p.free[last]+e.nodes)
+	}
+	return p
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// earliest returns the first step k whose start time is before limitAt
+// and from which nodes are free until times[k]+dur (or until limitAt,
+// the end of the window), and false if there is none.
+func (p *profile) earliest(nodes int, dur, limitAt int64) (int, bool) {
+	for k := 0; k < len(p.times) && p.times[k] < limitAt; k++ {
+		if p.free[k] < nodes {
+			continue
+		}
+		end := min(p.times[k]+dur, limitAt)
+		ok := true
+		for m := k + 1; m < len(p.times) && p.times[m] < end; m++ {
+			if p.free[m] < nodes {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// reserve takes nodes over [from, to).
+func (p *profile) reserve(nodes int, from, to int64) {
+	a := p.split(from)
+	b := p.split(to)
+	for k := a; k < b; k++ {
+		p.free[k] -= nodes
+	}
+}
+
+// split makes t a step boundary and returns its index.
+func (p *profile) split(t int64) int {
+	k, found := slices.BinarySearch(p.times, t)
+	if found {
+		return k
+	}
+	// k > 0: t is after times[0] == now.
+	p.times = slices.Insert(p.times, k, t)
+	p.free = slices.Insert(p.free, k, p.free[k-1])
+	return k
+}
+
+// backfillPass plans the queue in priority order (at most MaxJobTest
+// jobs): each job's earliest start within the window on the profile;
+// jobs that can start now start; conservative gives every other planned
+// job a reservation, EASY only the first. It reports whether it started a
+// job.
+func (s *Sim) backfillPass() bool {
+	bf := &s.cfg.Backfill
+	p := s.buildProfile()
+	limitAt := s.now + bf.WindowSec
+	reserved, tested, started := false, 0, false
+	for _, id := range s.order() {
+		if tested >= bf.MaxJobTest && bf.MaxJobTest > 0 {
+			break
+		}
+		if s.ghost(id) || s.overLimit(id) {
+			continue
+		}
+		tested++
+		j := &s.jobs[id]
+		dur := ceilDiv(j.LimitSec, bf.ResolutionSec) * bf.ResolutionSec
+		k, ok := p.earliest(int(j.Nodes), dur, limitAt)
+		if !ok {
+			continue
+		}
+		at := p.times[k]
+		switch {
+		case at == s.now && int(j.Nodes) <= s.free():
+			s.start(id)
+			started = true
+			p.reserve(int(j.Nodes), at, at+dur)
+		case bf.Flavour == BackfillConservative || !reserved:
+			p.reserve(int(j.Nodes), at, at+dur)
+			reserved = true
+		}
+	}
+	s.scratch.times, s.scratch.free = p.times, p.free
+	if started {
+		s.compactPending()
+	}
+	return started
+}
+
+// EstimatedStart returns when the backfill planner would start j if it
+// were submitted now, the way `squeue --start` reports it: every pending
+// job of higher priority is planned first (conservatively), then j. It
+// returns false when j fits nowhere in the backfill window. The
+// simulation is not changed.
+func (s *Sim) EstimatedStart(j Job) (int64, bool) {
+	if err := s.check(&j); err != nil {
+		return 0, false
+	}
+	s.normalise(&j)
+	res := s.cfg.Backfill.ResolutionSec
+	window := s.cfg.Backfill.WindowSec
+	if res <= 0 || window <= 0 { // no backfill configured: plan with 1 s and 2 days
+		res, window = 1, 2*86400
+	}
+	saved := s.cfg.Backfill
+	s.cfg.Backfill.ResolutionSec, s.cfg.Backfill.WindowSec = res, window
+	defer func() { s.cfg.Backfill = saved }()
+	p := s.buildProfile()
+	p.times = slices.Clone(p.times)
+	p.free = slices.Clone(p.free)
+	limitAt := s.now + window
+	// j's priority as a new submission: age 0.
+	total := 0.0
+	for _, u := range s.usage {
+		total += u
+	}
+	mine := s.cfg.Priority.SizeWeight * float64(j.Nodes) / float64(s.cfg.Nodes)
+	if fw := s.cfg.Priority.FairShareWeight; fw != 0 && j.User >= 0 && int(j.User) < s.users {
+		fs := 1.0
+		if total > 0 {
+			fs = exp2(-s.usage[j.User] / total * float64(s.users))
+		}
+		mine += fw * fs
+	} else if fw != 0 && j.User >= 0 {
+		mine += fw // a user without usage yet: 2^0
+	}
+	plan := func(nodes int32, limit int64) (int64, bool) {
+		dur := ceilDiv(limit, res) * res
+		k, ok := p.earliest(int(nodes), dur, limitAt)
+		if !ok {
+			return 0, false
+		}
+		p.reserve(int(nodes), p.times[k], p.times[k]+dur)
+		return p.times[k], true
+	}
+	order := s.order()
+	prio := s.scratch.prio
+	for _, id := range order {
+		if prio[id] < mine {
+			break
+		}
+		if s.ghost(id) || s.overLimit(id) {
+			continue
+		}
+		plan(s.jobs[id].Nodes, s.jobs[id].LimitSec)
+	}
+	return plan(j.Nodes, j.LimitSec)
+}

@@ -1,0 +1,213 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+)
+
+// CancelPolicy says what a job that never ran in the trace (Job.Cancel > 0)
+// does in the simulation.
+type CancelPolicy uint8
+
+const (
+	// CancelLeave keeps the job in the queue, never starting or blocking
+	// anything, until its Cancel time, then drops it (the default).
+	CancelLeave CancelPolicy = iota
+	// CancelRunZero treats it as a job of zero run time that waits for
+	// nodes like any other (the Mirage artifact's behaviour).
+	CancelRunZero
+)
+
+// String returns "leave" or "run-zero".
+func (c CancelPolicy) String() string {
+	if c == CancelRunZero {
+		return "run-zero"
+	}
+	return "leave"
+}
+
+// ParseCancelPolicy parses "leave" or "run-zero".
+func ParseCancelPolicy(s string) (CancelPolicy, error) {
+	switch s {
+	case "leave", "":
+		return CancelLeave, nil
+	case "run-zero":
+		return CancelRunZero, nil
+	}
+	return 0, fmt.Errorf("cancelled policy %q: want leave or run-zero", s)
+}
+
+// Flavour is a backfill flavour.
+type Flavour uint8
+
+const (
+	// BackfillConservative gives every tested job a reservation (Slurm's
+	// backfill plugin within its window; the artifact's behaviour).
+	BackfillConservative Flavour = iota
+	// BackfillEASY protects only the top job: the first job that cannot
+	// start now gets a reservation; the others start now only if they do
+	// not delay it.
+	BackfillEASY
+	// BackfillNone disables the backfill pass (main scheduler only).
+	BackfillNone
+)
+
+// String returns "conservative", "easy" or "none".
+func (f Flavour) String() string {
+	switch f {
+	case BackfillEASY:
+		return "easy"
+	case BackfillNone:
+		return "none"
+	}
+	return "conservative"
+}
+
+// ParseFlavour parses "conservative", "easy" or "none".
+func ParseFlavour(s string) (Flavour, error) {
+	switch s {
+	case "conservative", "":
+		return BackfillConservative, nil
+	case "easy":
+		return BackfillEASY, nil
+	case "none":
+		return BackfillNone, nil
+	}
+	return 0, fmt.Errorf("backfill flavour %q: want conservative, easy or none", s)
+}
+
+// Priority holds the multifactor priority weights (Slurm's
+// PriorityWeight*). A pending job's priority is
+//
+//	AgeWeight * age + SizeWeight * nodes/N + FairShareWeight * fairshare
+//
+// where age = (now - eligible) / MaxAgeSec, capped at 1 unless AgeUncapped,
+// and fairshare = 2^(-usage/share) with usage the user's share of all
+// decayed node-seconds and share = 1/users (Slurm's classic formula with
+// equal shares).
+type Priority struct {
+	AgeWeight       float64 `json:"age_weight"`
+	SizeWeight      float64 `json:"size_weight"`
+	FairShareWeight float64 `json:"fairshare_weight"`
+	// MaxAgeSec is PriorityMaxAge in seconds.
+	MaxAgeSec int64 `json:"max_age_sec"`
+	// AgeUncapped lets age grow past 1 (the artifact's behaviour).
+	AgeUncapped bool `json:"age_uncapped"`
+	// DecayHalfLifeSec is PriorityDecayHalfLife in seconds (fair-share
+	// usage decay).
+	DecayHalfLifeSec int64 `json:"decay_half_life_sec"`
+}
+
+// Backfill configures the backfill pass (Slurm's bf_* parameters).
+type Backfill struct {
+	Flavour Flavour `json:"flavour"`
+	// IntervalSec is bf_interval: a pass runs at every multiple of it
+	// while jobs are pending.
+	IntervalSec int64 `json:"interval_sec"`
+	// WindowSec is bf_window: no job is planned to start later than
+	// now + WindowSec.
+	WindowSec int64 `json:"window_sec"`
+	// ResolutionSec is bf_resolution: planned times are rounded up to
+	// multiples of it from now.
+	ResolutionSec int64 `json:"resolution_sec"`
+	// MaxJobTest is bf_max_job_test: at most this many pending jobs are
+	// tested per pass.
+	MaxJobTest int `json:"max_job_test"`
+}
+
+// Limits are per-user limits (Slurm QOS MaxJobsPU, MaxTRESPU=node=N);
+// 0 means unlimited. A job over a limit is skipped, not blocking others.
+type Limits struct {
+	MaxJobsPerUser  int `json:"max_jobs_per_user"`
+	MaxNodesPerUser int `json:"max_nodes_per_user"`
+}
+
+// CapacityStep sets the number of usable nodes from At (Unix seconds) on:
+// nodes down or reserved for maintenance. Running jobs are never killed;
+// no job starts while busy nodes exceed the capacity.
+type CapacityStep struct {
+	At    int64 `json:"at"`
+	Nodes int   `json:"nodes"`
+}
+
+// Config configures a simulation.
+type Config struct {
+	// Nodes is the partition size N.
+	Nodes     int          `json:"nodes"`
+	Cancelled CancelPolicy `json:"cancelled"`
+	Priority  Priority     `json:"priority"`
+	Backfill  Backfill     `json:"backfill"`
+	Limits    Limits       `json:"limits"`
+	// Capacity, sorted by At, changes the usable nodes over time.
+	Capacity []CapacityStep `json:"capacity,omitempty"`
+	// MinuteRounding truncates submissions to the minute and rounds run
+	// times up to whole minutes (at least one), as the artifact's
+	// one-minute tick does.
+	MinuteRounding bool `json:"minute_rounding"`
+	// AgeFromSubmit measures age from submission instead of eligibility.
+	AgeFromSubmit bool `json:"age_from_submit"`
+}
+
+// DefaultConfig returns Slurm-like defaults after the artifact's
+// slurm.conf: 88 nodes, age 7000 capped at 7 days, size 100, fair-share
+// 4000 with a 2-day half-life, conservative backfill every 10 minutes with
+// a 48-hour window, 600-second resolution and 3000 jobs tested.
+func DefaultConfig() Config {
+	return Config{
+		Nodes:     88,
+		Cancelled: CancelLeave,
+		Priority: Priority{AgeWeight: 7000, SizeWeight: 100, FairShareWeight: 4000,
+			MaxAgeSec: 7 * 86400, DecayHalfLifeSec: 2 * 86400},
+		Backfill: Backfill{Flavour: BackfillConservative, IntervalSec: 600, WindowSec: 48 * 3600,
+			ResolutionSec: 600, MaxJobTest: 3000},
+	}
+}
+
+// MirageCompat returns the Mirage artifact's simulator as described in its
+// specification: no age cap, age from submission, no fair-share, minute
+// rounding, jobs cancelled while pending run for zero time.
+func MirageCompat() Config {
+	c := DefaultConfig()
+	c.Priority.FairShareWeight = 0
+	c.Priority.AgeUncapped = true
+	c.AgeFromSubmit = true
+	c.MinuteRounding = true
+	c.Cancelled = CancelRunZero
+	return c
+}
+
+// Profile returns a named configuration: "default", "mirage-compat".
+func Profile(name string) (Config, error) {
+	switch name {
+	case "default", "":
+		return DefaultConfig(), nil
+	case "mirage-compat":
+		return MirageCompat(), nil
+	}
+	return Config{}, fmt.Errorf("sim profile %q: want default or mirage-compat", name)
+}
+
+// ErrConfig is wrapped by Validate's errors.
+var ErrConfig = errors.New("invalid simulator configuration")
+
+// Validate checks the configuration.
+func (c *Config) Validate() error {
+	switch {
+	case c.Nodes <= 0:
+		return fmt.Errorf("%w: nodes %d <= 0", ErrConfig, c.Nodes)
+	case c.Priority.MaxAgeSec <= 0 && c.Priority.AgeWeight != 0:
+		return fmt.Errorf("%w: max age %d s <= 0", ErrConfig, c.Priority.MaxAgeSec)
+	case c.Priority.DecayHalfLifeSec <= 0 && c.Priority.FairShareWeight != 0:
+		return fmt.Errorf("%w: decay half-life %d s <= 0", ErrConfig, c.Priority.DecayHalfLifeSec)
+	case c.Backfill.Flavour != BackfillNone && (c.Backfill.IntervalSec <= 0 || c.Backfill.ResolutionSec <= 0 || c.Backfill.WindowSec <= 0):
+		return fmt.Errorf("%w: backfill interval, window and resolution must be > 0", ErrConfig)
+	case c.Limits.MaxJobsPerUser < 0 || c.Limits.MaxNodesPerUser < 0:
+		return fmt.Errorf("%w: negative per-user limit", ErrConfig)
+	}
+	for i, st := range c.Capacity {
+		if st.Nodes < 0 || st.Nodes > c.Nodes || i > 0 && st.At < c.Capacity[i-1].At {
+			return fmt.Errorf("%w: capacity step %d (%d nodes at %d) must be sorted and within 0..%d", ErrConfig, i, st.Nodes, st.At, c.Nodes)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,241 @@
+package sim
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/mirage-hpc/mirage/trace"
+)
+
+// DefaultLimitSec is the time limit FromTrace gives a job whose trace has
+// none (trace.NoLimit, or 0, which Slurm reads as "no limit"): 48 hours.
+const DefaultLimitSec = 48 * 3600
+
+// Reasons FromTrace skips a trace job, as reported in Conversion.Skipped.
+const (
+	// SkipNoSubmit: the job has no Submit time.
+	SkipNoSubmit = "no-submit"
+	// SkipOutsideWindow: Submit is outside [From, To).
+	SkipOutsideWindow = "outside-window"
+	// SkipTooManyNodes: the job needs more than MaxNodes nodes, so it
+	// could never start.
+	SkipTooManyNodes = "too-many-nodes"
+)
+
+// ErrFromTrace is wrapped by the errors FromTrace returns for bad options
+// or input it cannot represent.
+var ErrFromTrace = errors.New("cannot convert trace")
+
+// FromTraceOptions controls FromTrace. The zero value is valid: every zero
+// field means its default.
+type FromTraceOptions struct {
+	// DefaultLimitSec is the time limit in seconds of a job without one in
+	// the trace; 0 means DefaultLimitSec (48 h). Such a job's limit is
+	// raised to its actual run time when that is longer, so a job without
+	// a limit is never cut short.
+	DefaultLimitSec int64
+	// MaxNodes, when > 0, skips jobs that need more nodes (SkipTooManyNodes):
+	// set it to the simulated node count, since New refuses such jobs.
+	MaxNodes int
+	// From and To, when non-zero, keep only jobs with From <= Submit < To
+	// (Unix seconds); the others are skipped (SkipOutsideWindow). The
+	// filter is on Submit alone: a job submitted before From that was
+	// still pending or running at From is dropped, so a window starts with
+	// an empty cluster (the "cold" protocol).
+	From, To int64
+	// Infer, when not nil, runs dependency inference on the converted jobs
+	// with the trace's real End times (see InferDependencies) and reports
+	// it in Conversion.Inference.
+	Infer *InferOptions
+}
+
+// SkipCount counts the trace jobs FromTrace skipped for one reason.
+type SkipCount struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+}
+
+// Conversion reports what FromTrace did.
+type Conversion struct {
+	// Jobs is the number of jobs converted (the length of the result).
+	Jobs int `json:"jobs"`
+	// Users is the number of distinct users among them (User indices are
+	// 0..Users-1).
+	Users int `json:"users"`
+	// Cancelled counts converted jobs that never started in the trace and
+	// leave the queue at their trace End (Job.Cancel > 0).
+	Cancelled int `json:"cancelled"`
+	// Running counts converted jobs that started but have no End (still
+	// running when the trace was taken); their RunSec is their LimitSec.
+	Running int `json:"running"`
+	// Pending counts converted jobs that neither started nor ended (still
+	// pending when the trace was taken); their RunSec is their LimitSec and
+	// Cancel is 0, so the simulation may run them.
+	Pending int `json:"pending"`
+	// Skipped counts the jobs left out, by reason, sorted by Reason;
+	// reasons with no jobs are absent.
+	Skipped []SkipCount `json:"skipped"`
+	// Inference reports dependency inference; zero when Options.Infer is nil.
+	Inference Inference `json:"inference"`
+}
+
+// FromTrace converts trace jobs to simulator jobs, in order of Submit (a
+// stable sort, so jobs submitted in the same second keep their trace
+// order; trace files are already in this order). The result's indices
+// are the JobIDs New will use. Times become Unix seconds:
+//
+//   - Nodes is max(1, NNodes).
+//   - LimitSec is TimelimitSec; without one (trace.NoLimit or 0) it is
+//     opts.DefaultLimitSec, or the run time when that is longer.
+//   - A job that ran (not NeverStarted) has TraceStart = Start and
+//     RunSec = min(End-Start, LimitSec), at least 0; without End (still
+//     running) RunSec = LimitSec.
+//   - A job that never ran has RunSec 0 and Cancel = End (at least
+//     Submit), or, without End (still pending), RunSec = LimitSec and no
+//     Cancel.
+//   - Eligible is the trace's Eligible when known and after Submit, else 0.
+//   - User is a dense index in order of first appearance, keyed by the
+//     user name, or the UID when the name is empty; -1 when both are
+//     unknown.
+//   - After is NoJob unless opts.Infer is set; Name is the trace JobID.
+//
+// Jobs without Submit, outside [From, To), or wider than MaxNodes are
+// skipped and counted in Conversion.Skipped. FromTrace returns an error
+// wrapping ErrFromTrace for negative options, To <= From when both are
+// set, or more jobs than a JobID can index; it never changes jobs.
+func FromTrace(jobs []trace.Job, opts FromTraceOptions) ([]Job, Conversion, error) {
+	var conv Conversion
+	if opts.DefaultLimitSec < 0 || opts.MaxNodes < 0 {
+		return nil, conv, fmt.Errorf("%w: negative DefaultLimitSec %d or MaxNodes %d", ErrFromTrace, opts.DefaultLimitSec, opts.MaxNodes)
+	}
+	if opts.From != 0 && opts.To != 0 && opts.To <= opts.From {
+		return nil, conv, fmt.Errorf("%w: To %d <= From %d", ErrFromTrace, opts.To, opts.From)
+	}
+	if opts.DefaultLimitSec == 0 {
+		opts.DefaultLimitSec = DefaultLimitSec
+	}
+	order := make([]int, len(jobs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return jobs[a].Submit.Compare(jobs[b].Submit) })
+
+	var skipped [3]int // indexed like skipReasons
+	users := map[string]int32{}
+	out := make([]Job, 0, len(jobs))
+	var ends []int64 // real trace ends, for inference
+	if opts.Infer != nil {
+		ends = make([]int64, 0, len(jobs))
+	}
+	for _, i := range order {
+		tj := &jobs[i]
+		if r := skipReason(tj, &opts); r >= 0 {
+			skipped[r]++
+			continue
+		}
+		j, end := convertJob(tj, &opts, &conv)
+		j.User = userIndex(users, tj)
+		out = append(out, j)
+		if ends != nil {
+			ends = append(ends, end)
+		}
+	}
+	if len(out) > math.MaxInt32 {
+		return nil, Conversion{}, fmt.Errorf("%w: %d jobs, more than a JobID indexes", ErrFromTrace, len(out))
+	}
+	conv.Jobs, conv.Users = len(out), len(users)
+	for r, n := range skipped {
+		if n > 0 {
+			conv.Skipped = append(conv.Skipped, SkipCount{Reason: skipReasons[r], Count: n})
+		}
+	}
+	slices.SortFunc(conv.Skipped, func(a, b SkipCount) int { return cmp.Compare(a.Reason, b.Reason) })
+	if opts.Infer != nil {
+		conv.Inference = inferDependencies(out, ends, *opts.Infer)
+	}
+	return out, conv, nil
+}
+
+var skipReasons = [...]string{SkipNoSubmit, SkipOutsideWindow, SkipTooManyNodes}
+
+// skipReason returns the index in skipReasons of the reason to skip j, or
+// -1 to keep it.
+func skipReason(j *trace.Job, opts *FromTraceOptions) int {
+	if j.Submit.IsZero() {
+		return 0
+	}
+	s := j.Submit.Unix()
+	if opts.From != 0 && s < opts.From || opts.To != 0 && s >= opts.To {
+		return 1
+	}
+	if opts.MaxNodes > 0 && int64(j.NNodes) > int64(opts.MaxNodes) {
+		return 2
+	}
+	return -1
+}
+
+// convertJob converts everything but User, counts the job's kind in conv,
+// and returns the job's real trace end (Unix seconds; 0 when it did not
+// run or has no End).
+func convertJob(tj *trace.Job, opts *FromTraceOptions, conv *Conversion) (Job, int64) {
+	j := Job{
+		Name:   tj.JobID,
+		Nodes:  max(1, tj.NNodes),
+		Submit: tj.Submit.Unix(),
+		After:  NoJob,
+	}
+	if !tj.Eligible.IsZero() && tj.Eligible.Unix() > j.Submit {
+		j.Eligible = tj.Eligible.Unix()
+	}
+	hasLimit := tj.TimelimitSec > 0
+	j.LimitSec = tj.TimelimitSec
+	if !hasLimit {
+		j.LimitSec = opts.DefaultLimitSec
+	}
+	var end int64
+	switch {
+	case !tj.NeverStarted() && !tj.End.IsZero():
+		j.TraceStart = tj.Start.Unix()
+		end = tj.End.Unix()
+		run := max(0, end-j.TraceStart)
+		if !hasLimit {
+			j.LimitSec = max(j.LimitSec, run)
+		}
+		j.RunSec = min(run, j.LimitSec)
+	case !tj.NeverStarted():
+		j.TraceStart = tj.Start.Unix()
+		j.RunSec = j.LimitSec
+		conv.Running++
+	case !tj.End.IsZero():
+		j.Cancel = max(tj.End.Unix(), j.Submit)
+		conv.Cancelled++
+	default:
+		j.RunSec = j.LimitSec
+		conv.Pending++
+	}
+	return j, end
+}
+
+// userIndex returns the dense index of tj's user, assigning the next one
+// on first sight; -1 when neither the name nor the UID is known.
+func userIndex(users map[string]int32, tj *trace.Job) int32 {
+	var key string
+	switch {
+	case tj.User != "":
+		key = "n" + tj.User
+	case tj.UID != trace.NoID:
+		key = "u" + strconv.FormatInt(tj.UID, 10)
+	default:
+		return -1
+	}
+	u, ok := users[key]
+	if !ok {
+		u = int32(len(users))
+		users[key] = u
+	}
+	return u
+}

@@ -1,0 +1,154 @@
+package sim
+
+import (
+	"math"
+	"slices"
+)
+
+// scratch holds buffers reused across passes.
+type scratch struct {
+	order []JobID
+	prio  []float64
+	times []int64
+	free  []int
+	ends  []runEnd
+}
+
+// advanceUsage brings fair-share usage up to t: every user's usage decays
+// with the half-life and running jobs add nodes x seconds.
+func (s *Sim) advanceUsage(t int64) {
+	dt := t - s.usageAt
+	if dt <= 0 || s.cfg.Priority.FairShareWeight == 0 {
+		s.usageAt = max(s.usageAt, t)
+		return
+	}
+	decay := math.Exp2(-float64(dt) / float64(s.cfg.Priority.DecayHalfLifeSec))
+	for u := range s.usage {
+		s.usage[u] *= decay
+	}
+	for _, id := range s.running {
+		if u := s.jobs[id].User; u >= 0 {
+			s.usage[u] += float64(s.jobs[id].Nodes) * float64(dt)
+		}
+	}
+	s.usageAt = t
+}
+
+// priorityOf returns a pending job's multifactor priority now.
+func (s *Sim) priorityOf(id JobID, totalUsage float64) float64 {
+	j := &s.jobs[id]
+	pc := &s.cfg.Priority
+	p := pc.SizeWeight * float64(j.Nodes) / float64(s.cfg.Nodes)
+	if pc.AgeWeight != 0 {
+		from := s.st[id].elig
+		if s.cfg.AgeFromSubmit {
+			from = j.Submit
+		}
+		age := float64(s.now-from) / float64(pc.MaxAgeSec)
+		if !pc.AgeUncapped {
+			age = min(age, 1)
+		}
+		p += pc.AgeWeight * age
+	}
+	if pc.FairShareWeight != 0 && j.User >= 0 {
+		fs := 1.0
+		if totalUsage > 0 {
+			fs = math.Exp2(-s.usage[j.User] / totalUsage * float64(s.users))
+		}
+		p += pc.FairShareWeight * fs
+	}
+	return p
+}
+
+// order returns the pending jobs by descending priority, then submission,
+// then ID: a total order, so passes are deterministic. The slice is
+// scratch space, valid until the next call.
+func (s *Sim) order() []JobID {
+	total := 0.0
+	if s.cfg.Priority.FairShareWeight != 0 {
+		for _, u := range s.usage {
+			total += u
+		}
+	}
+	n := len(s.pending)
+	s.scratch.order = append(s.scratch.order[:0], s.pending...)
+	if cap(s.scratch.prio) < len(s.jobs) {
+		s.scratch.prio = make([]float64, len(s.jobs)+len(s.jobs)/2)
+	}
+	prio := s.scratch.prio[:len(s.jobs)]
+	for _, id := range s.pending {
+		prio[id] = s.priorityOf(id, total)
+	}
+	order := s.scratch.order[:n]
+	slices.SortFunc(order, func(a, b JobID) int {
+		if prio[a] != prio[b] {
+			if prio[a] > prio[b] {
+				return -1
+			}
+			return 1
+		}
+		if c := cmpInt64(s.jobs[a].Submit, s.jobs[b].Submit); c != 0 {
+			return c
+		}
+		return cmpInt64(int64(a), int64(b))
+	})
+	return order
+}
+
+// ghost reports whether a job only waits to leave the queue (a job that
+// never ran in the trace, under CancelLeave): it never starts or blocks.
+func (s *Sim) ghost(id JobID) bool { return s.jobs[id].Cancel > 0 }
+
+// overLimit reports whether starting the job would break a per-user limit.
+func (s *Sim) overLimit(id JobID) bool {
+	j := &s.jobs[id]
+	l := &s.cfg.Limits
+	if j.User < 0 {
+		return false
+	}
+	if l.MaxJobsPerUser > 0 && int(s.userJobs[j.User]) >= l.MaxJobsPerUser {
+		return true
+	}
+	return l.MaxNodesPerUser > 0 && int(s.userNodes[j.User]+j.Nodes) > l.MaxNodesPerUser
+}
+
+// free returns the nodes available now (negative while capacity is below
+// the busy nodes).
+func (s *Sim) free() int { return s.capacity - s.busy }
+
+// mainPass walks the queue in priority order, starting jobs while they fit
+// and stopping at the first that does not (head-of-line blocking). Jobs
+// over a per-user limit, and ghosts, are skipped.
+func (s *Sim) mainPass() {
+	if len(s.pending) == 0 {
+		return
+	}
+	started := false
+	for _, id := range s.order() {
+		if s.ghost(id) || s.overLimit(id) {
+			continue
+		}
+		if int(s.jobs[id].Nodes) > s.free() {
+			break
+		}
+		s.start(id)
+		started = true
+	}
+	if started {
+		s.compactPending()
+	}
+}
+
+// compactPending drops started jobs from the pending list, keeping order.
+func (s *Sim) compactPending() {
+	k := 0
+	for _, id := range s.pending {
+		if s.st[id].status == statusPending {
+			s.pending[k] = id
+			k++
+		}
+	}
+	s.pending = s.pending[:k]
+}
+
+func exp2(x float64) float64 { return math.Exp2(x) }

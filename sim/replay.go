@@ -1,0 +1,36 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+)
+
+// startRecorder records start times into a slice indexed by JobID.
+type startRecorder struct{ starts []int64 }
+
+func (r *startRecorder) Started(id JobID, at int64) {
+	for int(id) >= len(r.starts) {
+		r.starts = append(r.starts, -1)
+	}
+	r.starts[id] = at
+}
+func (r *startRecorder) Finished(JobID, int64) {}
+func (r *startRecorder) Left(JobID, int64)     {}
+
+// Replay simulates jobs from the first submission until nothing is left
+// and returns each job's simulated start (Unix seconds; -1 for a job that
+// never started) and the number of events processed.
+func Replay(ctx context.Context, cfg Config, jobs []Job) (starts []int64, events int64, err error) {
+	rec := &startRecorder{starts: make([]int64, len(jobs))}
+	for i := range rec.starts {
+		rec.starts[i] = -1
+	}
+	s, err := New(cfg, jobs, rec)
+	if err != nil {
+		return nil, 0, fmt.Errorf("replay: %w", err)
+	}
+	if err := s.Run(ctx); err != nil {
+		return nil, s.Events(), fmt.Errorf("replay: %w", err)
+	}
+	return rec.starts[:len(jobs)], s.Events(), nil
+}

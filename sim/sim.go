@@ -1,0 +1,332 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// ErrInfeasibleJob is returned for a job that needs more nodes than the
+// partition has, or has no positive time limit.
+var ErrInfeasibleJob = errors.New("infeasible job")
+
+// ErrNeverStarts is returned by RunUntilStarted when the job can no longer
+// start (it left the queue, or the simulation ran out of events).
+var ErrNeverStarts = errors.New("job never starts")
+
+// status is a job's place in the simulation.
+type status uint8
+
+const (
+	statusFuture  status = iota // not yet submitted
+	statusHeld                  // submitted, waiting for Eligible or its predecessor
+	statusPending               // in the queue, eligible
+	statusRunning
+	statusDone
+	statusLeft // left the queue without running
+)
+
+// jobState is the mutable part of a job; Clone copies these.
+type jobState struct {
+	start  int64 // Unix seconds; valid when running or done
+	end    int64 // Unix seconds; valid when done or left
+	elig   int64 // when the job became eligible (age counts from here)
+	status status
+}
+
+// Sim is one simulation. It is not safe for concurrent use; Clone it to
+// explore alternatives in parallel.
+type Sim struct {
+	cfg  Config
+	jobs []Job // immutable once added; clones share the array (cap-limited)
+	st   []jobState
+	rec  Recorder
+
+	now      int64
+	arrivals []JobID // trace jobs by (submit, id); shared, immutable
+	next     int     // next arrival
+	events   eventHeap
+	seq      uint64
+	nevents  int64
+	nextBF   int64 // next backfill pass time
+	bfIdle   bool  // the last backfill pass started nothing and nothing happened since
+	capIdx   int   // next capacity step
+
+	pending  []JobID // eligible queued jobs, unordered
+	running  []JobID // running jobs, unordered
+	busy     int     // nodes held by running jobs
+	capacity int     // usable nodes now
+
+	dependents map[JobID][]JobID // After -> jobs waiting on it (shared; copy-on-write in Submit)
+
+	users     int       // number of user indices
+	userJobs  []int32   // running jobs per user
+	userNodes []int32   // running nodes per user
+	usage     []float64 // decayed node-seconds per user (fair-share)
+	usageAt   int64     // time usage was last brought up to date
+
+	scratch scratch // reusable buffers, never shared by clones
+}
+
+// New builds a simulation of jobs (IDs are their indices) under cfg, with
+// the clock at the first submission (or 0 with no jobs). rec may be nil.
+func New(cfg Config, jobs []Job, rec Recorder) (*Sim, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		rec = nopRecorder{}
+	}
+	s := &Sim{cfg: cfg, rec: rec, capacity: cfg.Nodes}
+	s.jobs = make([]Job, len(jobs))
+	s.st = make([]jobState, len(jobs))
+	s.arrivals = make([]JobID, len(jobs))
+	for i := range jobs {
+		j := jobs[i]
+		if err := s.check(&j); err != nil {
+			return nil, fmt.Errorf("job %d (%s): %w", i, j.Name, err)
+		}
+		s.normalise(&j)
+		s.jobs[i] = j
+		s.arrivals[i] = JobID(i)
+		s.users = max(s.users, int(j.User)+1)
+		if j.After != NoJob {
+			if j.After < 0 || int(j.After) >= len(jobs) || int(j.After) == i {
+				return nil, fmt.Errorf("job %d (%s): %w: After %d out of range", i, j.Name, ErrInfeasibleJob, j.After)
+			}
+			if s.dependents == nil {
+				s.dependents = map[JobID][]JobID{}
+			}
+			s.dependents[j.After] = append(s.dependents[j.After], JobID(i))
+		}
+	}
+	slices.SortStableFunc(s.arrivals, func(a, b JobID) int {
+		return cmpInt64(s.jobs[a].Submit, s.jobs[b].Submit)
+	})
+	s.jobs = s.jobs[:len(s.jobs):len(s.jobs)]
+	s.userJobs = make([]int32, s.users)
+	s.userNodes = make([]int32, s.users)
+	s.usage = make([]float64, s.users)
+	if len(s.arrivals) > 0 {
+		s.now = s.jobs[s.arrivals[0]].Submit
+	}
+	s.usageAt = s.now
+	s.nextBF = s.alignBF(s.now)
+	s.applyCapacityUntil(s.now)
+	return s, nil
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (s *Sim) check(j *Job) error {
+	if j.Nodes < 1 || int(j.Nodes) > s.cfg.Nodes {
+		return fmt.Errorf("%w: needs %d nodes of %d", ErrInfeasibleJob, j.Nodes, s.cfg.Nodes)
+	}
+	if j.LimitSec <= 0 {
+		return fmt.Errorf("%w: time limit %d s", ErrInfeasibleJob, j.LimitSec)
+	}
+	if j.RunSec < 0 {
+		return fmt.Errorf("%w: run time %d s", ErrInfeasibleJob, j.RunSec)
+	}
+	return nil
+}
+
+// normalise applies the run-time clamp and the minute rounding.
+func (s *Sim) normalise(j *Job) {
+	j.RunSec = min(j.RunSec, j.LimitSec)
+	if s.cfg.Cancelled == CancelRunZero && j.Cancel > 0 {
+		j.Cancel, j.RunSec = 0, 0
+	}
+	if s.cfg.MinuteRounding {
+		j.Submit = floorDiv(j.Submit, 60) * 60
+		j.RunSec = max(60, (j.RunSec+59)/60*60)
+		if j.Eligible > 0 {
+			j.Eligible = (j.Eligible + 59) / 60 * 60
+		}
+	}
+	if j.User < 0 {
+		j.User = -1
+	}
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// Now returns the simulation clock (Unix seconds).
+func (s *Sim) Now() int64 { return s.now }
+
+// Config returns the configuration.
+func (s *Sim) Config() Config { return s.cfg }
+
+// Job returns the job with the given ID (after normalisation).
+func (s *Sim) Job(id JobID) Job { return s.jobs[id] }
+
+// NumJobs returns the number of jobs, external ones included.
+func (s *Sim) NumJobs() int { return len(s.jobs) }
+
+// Events returns the number of events processed so far.
+func (s *Sim) Events() int64 { return s.nevents }
+
+// Started returns a job's start time, and false if it has not started.
+func (s *Sim) Started(id JobID) (int64, bool) {
+	st := &s.st[id]
+	return st.start, st.status == statusRunning || st.status == statusDone
+}
+
+// Ended returns a job's end (or leave) time, and false if it has not
+// ended.
+func (s *Sim) Ended(id JobID) (int64, bool) {
+	st := &s.st[id]
+	return st.end, st.status == statusDone || st.status == statusLeft
+}
+
+// Submit adds an external job (the service chain's P or Q) at
+// max(j.Submit, Now()) and returns its ID. The job is queued when the
+// simulation next runs.
+func (s *Sim) Submit(j Job) (JobID, error) {
+	if err := s.check(&j); err != nil {
+		return NoJob, fmt.Errorf("submit %s: %w", j.Name, err)
+	}
+	if j.After != NoJob && (j.After < 0 || int(j.After) >= len(s.jobs)) {
+		return NoJob, fmt.Errorf("submit %s: %w: After %d out of range", j.Name, ErrInfeasibleJob, j.After)
+	}
+	s.normalise(&j)
+	j.Submit = max(j.Submit, s.now)
+	id := JobID(len(s.jobs))
+	s.jobs = append(s.jobs, j)
+	s.jobs = s.jobs[:len(s.jobs):len(s.jobs)]
+	s.st = append(s.st, jobState{})
+	if int(j.User) >= s.users {
+		n := int(j.User) + 1
+		s.userJobs = append(s.userJobs, make([]int32, n-s.users)...)
+		s.userNodes = append(s.userNodes, make([]int32, n-s.users)...)
+		s.usage = append(s.usage, make([]float64, n-s.users)...)
+		s.users = n
+	}
+	if j.After != NoJob {
+		deps := make(map[JobID][]JobID, len(s.dependents)+1)
+		for k, v := range s.dependents {
+			deps[k] = v
+		}
+		deps[j.After] = append(slices.Clip(deps[j.After]), id)
+		s.dependents = deps
+	}
+	s.push(j.Submit, eventJobSubmit, id)
+	return id, nil
+}
+
+func (s *Sim) push(at int64, kind eventKind, id JobID) {
+	s.seq++
+	s.events.push(event{at: at, kind: kind, seq: s.seq, job: id})
+}
+
+// Clone returns an independent copy of the simulation that reports to rec
+// (nil: nothing). The job table and arrivals are shared read-only; the
+// mutable state is copied, so the cost is linear in the number of jobs
+// with a small constant.
+func (s *Sim) Clone(rec Recorder) *Sim {
+	if rec == nil {
+		rec = nopRecorder{}
+	}
+	c := *s
+	c.rec = rec
+	c.st = slices.Clone(s.st)
+	c.events = slices.Clone(s.events)
+	c.pending = slices.Clone(s.pending)
+	c.running = slices.Clone(s.running)
+	c.userJobs = slices.Clone(s.userJobs)
+	c.userNodes = slices.Clone(s.userNodes)
+	c.usage = slices.Clone(s.usage)
+	c.scratch = scratch{}
+	return &c
+}
+
+// nextTime returns the time of the next thing to do, and false when there
+// is nothing left.
+func (s *Sim) nextTime() (int64, bool) {
+	t, ok := int64(0), false
+	if s.next < len(s.arrivals) {
+		t, ok = s.jobs[s.arrivals[s.next]].Submit, true
+	}
+	if len(s.events) > 0 && (!ok || s.events[0].at < t) {
+		t, ok = s.events[0].at, true
+	}
+	if s.capIdx < len(s.cfg.Capacity) && (!ok || s.cfg.Capacity[s.capIdx].At < t) {
+		t, ok = s.cfg.Capacity[s.capIdx].At, true
+	}
+	if s.cfg.Backfill.Flavour != BackfillNone && len(s.pending) > 0 && !(s.bfIdle && !ok) && (!ok || s.nextBF < t) {
+		t, ok = s.nextBF, true
+	}
+	return t, ok
+}
+
+// RunUntil processes everything that happens at or before t and leaves the
+// clock at t (or later, if it already was).
+func (s *Sim) RunUntil(ctx context.Context, t int64) error {
+	for n := 0; ; n++ {
+		at, ok := s.nextTime()
+		if !ok || at > t {
+			break
+		}
+		if n&1023 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		s.step(at)
+	}
+	s.now = max(s.now, t)
+	return nil
+}
+
+// Run processes every event until nothing is left to do.
+func (s *Sim) Run(ctx context.Context) error {
+	for n := 0; ; n++ {
+		at, ok := s.nextTime()
+		if !ok {
+			return nil
+		}
+		if n&1023 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		s.step(at)
+	}
+}
+
+// RunUntilStarted runs until job id starts and returns its start time.
+func (s *Sim) RunUntilStarted(ctx context.Context, id JobID) (int64, error) {
+	for n := 0; ; n++ {
+		if t, ok := s.Started(id); ok {
+			return t, nil
+		}
+		if st := s.st[id].status; st == statusLeft {
+			return 0, fmt.Errorf("job %s: %w: it left the queue", s.jobs[id].Name, ErrNeverStarts)
+		}
+		at, ok := s.nextTime()
+		if !ok {
+			return 0, fmt.Errorf("job %s: %w: no events left", s.jobs[id].Name, ErrNeverStarts)
+		}
+		if n&1023 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
+		s.step(at)
+	}
+}

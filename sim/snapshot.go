@@ -1,0 +1,61 @@
+package sim
+
+import "slices"
+
+// PendingJob is a queued job in a Snapshot.
+type PendingJob struct {
+	ID       JobID   `json:"id"`
+	User     int32   `json:"user"`
+	Nodes    int32   `json:"nodes"`
+	LimitSec int64   `json:"limit_sec"`
+	Submit   int64   `json:"submit"`   // Unix seconds
+	Eligible int64   `json:"eligible"` // when it became eligible, Unix seconds
+	Priority float64 `json:"priority"`
+}
+
+// RunningJob is a running job in a Snapshot.
+type RunningJob struct {
+	ID       JobID `json:"id"`
+	User     int32 `json:"user"`
+	Nodes    int32 `json:"nodes"`
+	LimitSec int64 `json:"limit_sec"`
+	Submit   int64 `json:"submit"` // Unix seconds
+	Start    int64 `json:"start"`  // Unix seconds
+}
+
+// Snapshot is the queue as squeue would show it at Now: what a live
+// provisioner can know. Jobs that will leave without running (cancelled
+// while pending in the trace) are included, as squeue would show them;
+// held jobs (waiting on a dependency or begin time) are not.
+type Snapshot struct {
+	Now       int64        `json:"now"`
+	Nodes     int          `json:"nodes"`    // partition size
+	Capacity  int          `json:"capacity"` // usable nodes now
+	FreeNodes int          `json:"free_nodes"`
+	Pending   []PendingJob `json:"pending"` // by descending priority
+	Running   []RunningJob `json:"running"` // by start, then ID
+}
+
+// Snapshot returns the current queue.
+func (s *Sim) Snapshot() Snapshot {
+	snap := Snapshot{Now: s.now, Nodes: s.cfg.Nodes, Capacity: s.capacity, FreeNodes: s.free()}
+	order := s.order()
+	snap.Pending = make([]PendingJob, len(order))
+	for i, id := range order {
+		j := &s.jobs[id]
+		snap.Pending[i] = PendingJob{ID: id, User: j.User, Nodes: j.Nodes, LimitSec: j.LimitSec,
+			Submit: j.Submit, Eligible: s.st[id].elig, Priority: s.scratch.prio[id]}
+	}
+	snap.Running = make([]RunningJob, len(s.running))
+	for i, id := range s.running {
+		j := &s.jobs[id]
+		snap.Running[i] = RunningJob{ID: id, User: j.User, Nodes: j.Nodes, LimitSec: j.LimitSec, Submit: j.Submit, Start: s.st[id].start}
+	}
+	slices.SortFunc(snap.Running, func(a, b RunningJob) int {
+		if c := cmpInt64(a.Start, b.Start); c != 0 {
+			return c
+		}
+		return cmpInt64(int64(a.ID), int64(b.ID))
+	})
+	return snap
+}

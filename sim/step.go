@@ -1,0 +1,193 @@
+package sim
+
+// step processes everything that happens at time t: events in (kind, seq)
+// order, trace arrivals after ends and before external submissions, then
+// the main scheduling pass if anything changed and the backfill pass when
+// due. Jobs of zero run time started by a pass end at t too, so it loops
+// until nothing is left at t.
+func (s *Sim) step(t int64) {
+	s.advanceUsage(t)
+	s.now = t
+	if s.nextBF < t {
+		s.nextBF = s.alignBF(t)
+	}
+	for {
+		changed := s.drain(t)
+		if changed {
+			s.bfIdle = false
+			s.mainPass()
+		}
+		if s.cfg.Backfill.Flavour != BackfillNone && s.nextBF <= t {
+			if len(s.pending) > 0 && !s.backfillPass() {
+				s.bfIdle = true
+			}
+			s.nextBF = s.alignBF(t + 1)
+		}
+		if len(s.events) == 0 || s.events[0].at > t {
+			return
+		}
+	}
+}
+
+// alignBF returns the first backfill time >= t.
+func (s *Sim) alignBF(t int64) int64 {
+	iv := s.cfg.Backfill.IntervalSec
+	if iv <= 0 {
+		return t
+	}
+	return (floorDiv(t-1, iv) + 1) * iv
+}
+
+// drain handles the events and arrivals due at or before t and reports
+// whether any happened.
+func (s *Sim) drain(t int64) bool {
+	any := s.applyCapacityUntil(t)
+	for len(s.events) > 0 && s.events[0].at <= t && s.events[0].kind < eventJobSubmit {
+		s.handle(s.events.pop())
+		any = true
+	}
+	for s.next < len(s.arrivals) && s.jobs[s.arrivals[s.next]].Submit <= t {
+		s.nevents++
+		s.submit(s.arrivals[s.next])
+		s.next++
+		any = true
+	}
+	for len(s.events) > 0 && s.events[0].at <= t {
+		s.handle(s.events.pop())
+		any = true
+	}
+	return any
+}
+
+// applyCapacityUntil applies the capacity steps due at or before t.
+func (s *Sim) applyCapacityUntil(t int64) bool {
+	any := false
+	for s.capIdx < len(s.cfg.Capacity) && s.cfg.Capacity[s.capIdx].At <= t {
+		s.capacity = s.cfg.Capacity[s.capIdx].Nodes
+		s.capIdx++
+		s.nevents++
+		any = true
+	}
+	return any
+}
+
+func (s *Sim) handle(e event) {
+	s.nevents++
+	switch e.kind {
+	case eventJobEnd:
+		s.finish(e.job)
+	case eventJobLeave:
+		s.leave(e.job)
+	case eventJobSubmit:
+		s.submit(e.job)
+	case eventJobEligible:
+		s.makeEligible(e.job)
+	}
+}
+
+// submit queues a job, or holds it until it is eligible.
+func (s *Sim) submit(id JobID) {
+	j := &s.jobs[id]
+	st := &s.st[id]
+	if j.Cancel > 0 {
+		s.push(max(j.Cancel, s.now), eventJobLeave, id)
+	}
+	st.status = statusHeld
+	if j.After != NoJob && !s.ended(j.After) {
+		return // released by the predecessor's end
+	}
+	if j.Eligible > s.now {
+		s.push(j.Eligible, eventJobEligible, id)
+		return
+	}
+	s.enqueue(id)
+}
+
+func (s *Sim) ended(id JobID) bool {
+	st := s.st[id].status
+	return st == statusDone || st == statusLeft
+}
+
+func (s *Sim) enqueue(id JobID) {
+	st := &s.st[id]
+	st.status = statusPending
+	st.elig = s.now
+	s.pending = append(s.pending, id)
+}
+
+// makeEligible queues a held job whose Eligible time has come.
+func (s *Sim) makeEligible(id JobID) {
+	j := &s.jobs[id]
+	if s.st[id].status != statusHeld || j.After != NoJob && !s.ended(j.After) {
+		return
+	}
+	s.enqueue(id)
+}
+
+// release queues the held jobs that waited for id.
+func (s *Sim) release(id JobID) {
+	for _, d := range s.dependents[id] {
+		if s.st[d].status != statusHeld {
+			continue
+		}
+		if e := s.jobs[d].Eligible; e > s.now {
+			s.push(e, eventJobEligible, d)
+			continue
+		}
+		s.enqueue(d)
+	}
+}
+
+// start runs a pending job now.
+func (s *Sim) start(id JobID) {
+	j := &s.jobs[id]
+	st := &s.st[id]
+	st.status, st.start = statusRunning, s.now
+	s.busy += int(j.Nodes)
+	if j.User >= 0 {
+		s.userJobs[j.User]++
+		s.userNodes[j.User] += j.Nodes
+	}
+	s.running = append(s.running, id)
+	s.push(s.now+j.RunSec, eventJobEnd, id)
+	s.rec.Started(id, s.now)
+}
+
+func (s *Sim) finish(id JobID) {
+	j := &s.jobs[id]
+	st := &s.st[id]
+	st.status, st.end = statusDone, s.now
+	s.busy -= int(j.Nodes)
+	if j.User >= 0 {
+		s.userJobs[j.User]--
+		s.userNodes[j.User] -= j.Nodes
+	}
+	s.running = removeID(s.running, id)
+	s.rec.Finished(id, s.now)
+	s.release(id)
+}
+
+// leave drops a job cancelled while pending (or held).
+func (s *Sim) leave(id JobID) {
+	st := &s.st[id]
+	switch st.status {
+	case statusPending:
+		s.pending = removeID(s.pending, id)
+	case statusHeld:
+	default:
+		return
+	}
+	st.status, st.end = statusLeft, s.now
+	s.rec.Left(id, s.now)
+	s.release(id)
+}
+
+// removeID deletes id from list, keeping the order of the others.
+func removeID(list []JobID, id JobID) []JobID {
+	for i, x := range list {
+		if x == id {
+			return append(list[:i], list[i+1:]...)
+		}
+	}
+	return list
+}
