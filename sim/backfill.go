@@ -23,7 +23,7 @@ func (s *Sim) buildProfile() profile {
 	ends := s.scratch.ends[:0]
 	for _, id := range s.running {
 		j := &s.jobs[id]
-		at := s.st[id].start + j.LimitSec
+		at := s.st.get(id).start + j.LimitSec
 		ends = append(ends, runEnd{at: s.now + ceilDiv(max(at-s.now, 0), res)*res, nodes: int(j.Nodes)})
 	}
 	capNow := s.capacity
@@ -162,10 +162,7 @@ func (s *Sim) EstimatedStart(j Job) (int64, bool) {
 	p.free = slices.Clone(p.free)
 	limitAt := s.now + window
 	// j's priority as a new submission: age 0.
-	total := 0.0
-	for _, u := range s.usage {
-		total += u
-	}
+	total := s.usageTotal
 	mine := s.cfg.Priority.SizeWeight * float64(j.Nodes) / float64(s.cfg.Nodes)
 	if fw := s.cfg.Priority.FairShareWeight; fw != 0 && j.User >= 0 && int(j.User) < s.users {
 		fs := 1.0

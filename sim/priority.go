@@ -14,21 +14,31 @@ type scratch struct {
 	ends  []runEnd
 }
 
-// advanceUsage brings fair-share usage up to t: every user's usage decays
-// with the half-life and running jobs add nodes x seconds.
+// advanceUsage brings fair-share usage up to t. Usage decays with the
+// half-life; only ratios of usages matter for the fair-share factor, so it
+// is kept in units that grow by 2^((t - usageT0)/half-life) instead of
+// decaying every user at every step: running jobs add nodes x seconds x
+// that weight, and all values are rescaled when the weight gets large.
 func (s *Sim) advanceUsage(t int64) {
 	dt := t - s.usageAt
 	if dt <= 0 || s.cfg.Priority.FairShareWeight == 0 {
 		s.usageAt = max(s.usageAt, t)
 		return
 	}
-	decay := math.Exp2(-float64(dt) / float64(s.cfg.Priority.DecayHalfLifeSec))
-	for u := range s.usage {
-		s.usage[u] *= decay
+	hl := float64(s.cfg.Priority.DecayHalfLifeSec)
+	w := math.Exp2(float64(t-s.usageT0) / hl)
+	if w > 0x1p400 {
+		for u := range s.usage {
+			s.usage[u] /= w
+		}
+		s.usageTotal /= w
+		s.usageT0, w = t, 1
 	}
 	for _, id := range s.running {
 		if u := s.jobs[id].User; u >= 0 {
-			s.usage[u] += float64(s.jobs[id].Nodes) * float64(dt)
+			add := float64(s.jobs[id].Nodes) * float64(dt) * w
+			s.usage[u] += add
+			s.usageTotal += add
 		}
 	}
 	s.usageAt = t
@@ -40,7 +50,7 @@ func (s *Sim) priorityOf(id JobID, totalUsage float64) float64 {
 	pc := &s.cfg.Priority
 	p := pc.SizeWeight * float64(j.Nodes) / float64(s.cfg.Nodes)
 	if pc.AgeWeight != 0 {
-		from := s.st[id].elig
+		from := s.st.get(id).elig
 		if s.cfg.AgeFromSubmit {
 			from = j.Submit
 		}
@@ -64,12 +74,7 @@ func (s *Sim) priorityOf(id JobID, totalUsage float64) float64 {
 // then ID: a total order, so passes are deterministic. The slice is
 // scratch space, valid until the next call.
 func (s *Sim) order() []JobID {
-	total := 0.0
-	if s.cfg.Priority.FairShareWeight != 0 {
-		for _, u := range s.usage {
-			total += u
-		}
-	}
+	total := s.usageTotal
 	n := len(s.pending)
 	s.scratch.order = append(s.scratch.order[:0], s.pending...)
 	if cap(s.scratch.prio) < len(s.jobs) {
@@ -143,7 +148,7 @@ func (s *Sim) mainPass() {
 func (s *Sim) compactPending() {
 	k := 0
 	for _, id := range s.pending {
-		if s.st[id].status == statusPending {
+		if s.st.get(id).status == statusPending {
 			s.pending[k] = id
 			k++
 		}

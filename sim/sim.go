@@ -40,7 +40,7 @@ type jobState struct {
 type Sim struct {
 	cfg  Config
 	jobs []Job // immutable once added; clones share the array (cap-limited)
-	st   []jobState
+	st   states
 	rec  Recorder
 
 	now      int64
@@ -60,11 +60,13 @@ type Sim struct {
 
 	dependents map[JobID][]JobID // After -> jobs waiting on it (shared; copy-on-write in Submit)
 
-	users     int       // number of user indices
-	userJobs  []int32   // running jobs per user
-	userNodes []int32   // running nodes per user
-	usage     []float64 // decayed node-seconds per user (fair-share)
-	usageAt   int64     // time usage was last brought up to date
+	users      int       // number of user indices
+	userJobs   []int32   // running jobs per user
+	userNodes  []int32   // running nodes per user
+	usage      []float64 // decayed node-seconds per user, scaled (see advanceUsage)
+	usageTotal float64   // sum of usage
+	usageAt    int64     // time usage was last brought up to date
+	usageT0    int64     // time at which the usage scale is 1
 
 	scratch scratch // reusable buffers, never shared by clones
 }
@@ -80,7 +82,7 @@ func New(cfg Config, jobs []Job, rec Recorder) (*Sim, error) {
 	}
 	s := &Sim{cfg: cfg, rec: rec, capacity: cfg.Nodes}
 	s.jobs = make([]Job, len(jobs))
-	s.st = make([]jobState, len(jobs))
+	s.st = newStates(len(jobs))
 	s.arrivals = make([]JobID, len(jobs))
 	for i := range jobs {
 		j := jobs[i]
@@ -111,7 +113,7 @@ func New(cfg Config, jobs []Job, rec Recorder) (*Sim, error) {
 	if len(s.arrivals) > 0 {
 		s.now = s.jobs[s.arrivals[0]].Submit
 	}
-	s.usageAt = s.now
+	s.usageAt, s.usageT0 = s.now, s.now
 	s.nextBF = s.alignBF(s.now)
 	s.applyCapacityUntil(s.now)
 	return s, nil
@@ -183,14 +185,14 @@ func (s *Sim) Events() int64 { return s.nevents }
 
 // Started returns a job's start time, and false if it has not started.
 func (s *Sim) Started(id JobID) (int64, bool) {
-	st := &s.st[id]
+	st := s.st.get(id)
 	return st.start, st.status == statusRunning || st.status == statusDone
 }
 
 // Ended returns a job's end (or leave) time, and false if it has not
 // ended.
 func (s *Sim) Ended(id JobID) (int64, bool) {
-	st := &s.st[id]
+	st := s.st.get(id)
 	return st.end, st.status == statusDone || st.status == statusLeft
 }
 
@@ -209,7 +211,7 @@ func (s *Sim) Submit(j Job) (JobID, error) {
 	id := JobID(len(s.jobs))
 	s.jobs = append(s.jobs, j)
 	s.jobs = s.jobs[:len(s.jobs):len(s.jobs)]
-	s.st = append(s.st, jobState{})
+	s.st.append(jobState{})
 	if int(j.User) >= s.users {
 		n := int(j.User) + 1
 		s.userJobs = append(s.userJobs, make([]int32, n-s.users)...)
@@ -244,7 +246,7 @@ func (s *Sim) Clone(rec Recorder) *Sim {
 	}
 	c := *s
 	c.rec = rec
-	c.st = slices.Clone(s.st)
+	c.st = s.st.fork()
 	c.events = slices.Clone(s.events)
 	c.pending = slices.Clone(s.pending)
 	c.running = slices.Clone(s.running)
@@ -315,7 +317,7 @@ func (s *Sim) RunUntilStarted(ctx context.Context, id JobID) (int64, error) {
 		if t, ok := s.Started(id); ok {
 			return t, nil
 		}
-		if st := s.st[id].status; st == statusLeft {
+		if st := s.st.get(id).status; st == statusLeft {
 			return 0, fmt.Errorf("job %s: %w: it left the queue", s.jobs[id].Name, ErrNeverStarts)
 		}
 		at, ok := s.nextTime()

@@ -44,12 +44,12 @@ func (s *Sim) Snapshot() Snapshot {
 	for i, id := range order {
 		j := &s.jobs[id]
 		snap.Pending[i] = PendingJob{ID: id, User: j.User, Nodes: j.Nodes, LimitSec: j.LimitSec,
-			Submit: j.Submit, Eligible: s.st[id].elig, Priority: s.scratch.prio[id]}
+			Submit: j.Submit, Eligible: s.st.get(id).elig, Priority: s.scratch.prio[id]}
 	}
 	snap.Running = make([]RunningJob, len(s.running))
 	for i, id := range s.running {
 		j := &s.jobs[id]
-		snap.Running[i] = RunningJob{ID: id, User: j.User, Nodes: j.Nodes, LimitSec: j.LimitSec, Submit: j.Submit, Start: s.st[id].start}
+		snap.Running[i] = RunningJob{ID: id, User: j.User, Nodes: j.Nodes, LimitSec: j.LimitSec, Submit: j.Submit, Start: s.st.get(id).start}
 	}
 	slices.SortFunc(snap.Running, func(a, b RunningJob) int {
 		if c := cmpInt64(a.Start, b.Start); c != 0 {

@@ -88,7 +88,7 @@ func (s *Sim) handle(e event) {
 // submit queues a job, or holds it until it is eligible.
 func (s *Sim) submit(id JobID) {
 	j := &s.jobs[id]
-	st := &s.st[id]
+	st := s.st.mut(id)
 	if j.Cancel > 0 {
 		s.push(max(j.Cancel, s.now), eventJobLeave, id)
 	}
@@ -104,12 +104,12 @@ func (s *Sim) submit(id JobID) {
 }
 
 func (s *Sim) ended(id JobID) bool {
-	st := s.st[id].status
+	st := s.st.get(id).status
 	return st == statusDone || st == statusLeft
 }
 
 func (s *Sim) enqueue(id JobID) {
-	st := &s.st[id]
+	st := s.st.mut(id)
 	st.status = statusPending
 	st.elig = s.now
 	s.pending = append(s.pending, id)
@@ -118,7 +118,7 @@ func (s *Sim) enqueue(id JobID) {
 // makeEligible queues a held job whose Eligible time has come.
 func (s *Sim) makeEligible(id JobID) {
 	j := &s.jobs[id]
-	if s.st[id].status != statusHeld || j.After != NoJob && !s.ended(j.After) {
+	if s.st.get(id).status != statusHeld || j.After != NoJob && !s.ended(j.After) {
 		return
 	}
 	s.enqueue(id)
@@ -127,7 +127,7 @@ func (s *Sim) makeEligible(id JobID) {
 // release queues the held jobs that waited for id.
 func (s *Sim) release(id JobID) {
 	for _, d := range s.dependents[id] {
-		if s.st[d].status != statusHeld {
+		if s.st.get(d).status != statusHeld {
 			continue
 		}
 		if e := s.jobs[d].Eligible; e > s.now {
@@ -141,7 +141,7 @@ func (s *Sim) release(id JobID) {
 // start runs a pending job now.
 func (s *Sim) start(id JobID) {
 	j := &s.jobs[id]
-	st := &s.st[id]
+	st := s.st.mut(id)
 	st.status, st.start = statusRunning, s.now
 	s.busy += int(j.Nodes)
 	if j.User >= 0 {
@@ -155,7 +155,7 @@ func (s *Sim) start(id JobID) {
 
 func (s *Sim) finish(id JobID) {
 	j := &s.jobs[id]
-	st := &s.st[id]
+	st := s.st.mut(id)
 	st.status, st.end = statusDone, s.now
 	s.busy -= int(j.Nodes)
 	if j.User >= 0 {
@@ -169,7 +169,7 @@ func (s *Sim) finish(id JobID) {
 
 // leave drops a job cancelled while pending (or held).
 func (s *Sim) leave(id JobID) {
-	st := &s.st[id]
+	st := s.st.mut(id)
 	switch st.status {
 	case statusPending:
 		s.pending = removeID(s.pending, id)

@@ -81,7 +81,7 @@ func NewWindow(cfg Config, jobs []Job, start, length int64, mode WindowMode, rec
 	if err != nil {
 		return nil, nil, fmt.Errorf("window at %d: %w", start, err)
 	}
-	s.now, s.usageAt = start, start
+	s.now, s.usageAt, s.usageT0 = start, start, start
 	s.nextBF = s.alignBF(start)
 	s.capIdx = 0
 	s.capacity = cfg.Nodes
@@ -96,7 +96,7 @@ func NewWindow(cfg Config, jobs []Job, start, length int64, mode WindowMode, rec
 			continue
 		}
 		j := &s.jobs[id]
-		st := &s.st[id]
+		st := s.st.mut(id)
 		st.status, st.start = statusRunning, j.TraceStart
 		s.busy += int(j.Nodes)
 		if j.User >= 0 {
