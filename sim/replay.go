@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 )
 
 // startRecorder records start times into a slice indexed by JobID.
@@ -20,7 +21,14 @@ func (r *startRecorder) Left(JobID, int64)     {}
 // Replay simulates jobs from the first submission until nothing is left
 // and returns each job's simulated start (Unix seconds; -1 for a job that
 // never started) and the number of events processed.
+// A panic inside the simulation (a bug) is returned as an error with its
+// stack.
 func Replay(ctx context.Context, cfg Config, jobs []Job) (starts []int64, events int64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("replay: internal error: %v\n%s", r, debug.Stack())
+		}
+	}()
 	rec := &startRecorder{starts: make([]int64, len(jobs))}
 	for i := range rec.starts {
 		rec.starts[i] = -1

@@ -213,3 +213,35 @@ func TestSynth_Deterministic(t *testing.T) {
 		t.Error("synth output differs between runs with the same seed")
 	}
 }
+
+func TestSimReplay_LS6(t *testing.T) {
+	ls6 := testenv.LS6(t)
+	out := filepath.Join(t.TempDir(), "ls6.parquet")
+	if _, stderr, code := run(t, "ingest", "--tz", "America/Chicago", "-o", out, ls6); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	var figures [2]map[string]any
+	for i := range figures {
+		stdout, stderr, code := run(t, "sim", "replay", "--trace", out, "--nodes", "88", "--json")
+		if code != 0 {
+			t.Fatalf("replay: exit %d: %s", code, stderr)
+		}
+		if err := json.Unmarshal([]byte(stdout), &figures[i]); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"jobs", "nodes", "events", "wall_sec", "events_per_sec", "wait_mae_sec",
+			"wait_median_abs_err_sec", "wait_spearman", "within_2x"} {
+			if _, ok := figures[i][k]; !ok {
+				t.Errorf("replay JSON lacks %q", k)
+			}
+		}
+	}
+	for _, k := range []string{"jobs", "events", "wait_mae_sec", "wait_median_abs_err_sec", "wait_spearman", "within_2x"} {
+		if figures[0][k] != figures[1][k] {
+			t.Errorf("%s differs between runs: %v vs %v", k, figures[0][k], figures[1][k])
+		}
+	}
+	if figures[0]["jobs"] != 24777.0 {
+		t.Errorf("jobs = %v", figures[0]["jobs"])
+	}
+}

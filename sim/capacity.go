@@ -1,0 +1,258 @@
+package sim
+
+import (
+	"cmp"
+	"slices"
+)
+
+// DefaultCapacityBucketSec is the bucket of InferCapacity when
+// CapacityOptions.BucketSec is 0: one day.
+const DefaultCapacityBucketSec = 86400
+
+// CapacityOptions controls InferCapacity. The zero value is valid.
+type CapacityOptions struct {
+	// Nodes caps the capacity and is its value outside the trace's span
+	// and wherever the trace gives no reason to lower it (the simulated
+	// partition size, Config.Nodes). 0 means the most nodes ever busy in
+	// the trace, plus Headroom.
+	Nodes int
+	// BucketSec is the bucket width in seconds; buckets are aligned to
+	// multiples of it since the Unix epoch (UTC midnights for a day).
+	// 0 means DefaultCapacityBucketSec.
+	BucketSec int64
+	// Smooth widens each bucket's maximum over Smooth buckets on either
+	// side (a running maximum), so a quiet bucket between busy ones keeps
+	// its neighbours' capacity. 0 means no smoothing.
+	Smooth int
+	// Headroom is added to each bucket's maximum (before the cap): nodes
+	// that may have been up but never all busy at once.
+	Headroom int
+	// MinPendingSec, when > 0, lowers the capacity only in buckets during
+	// which some job was pending in the trace that waited at least
+	// MinPendingSec from its eligibility (max(Submit, Eligible)) to its
+	// start and has no predecessor (After): buckets where demand was
+	// unmet. Elsewhere the capacity stays at Nodes.
+	MinPendingSec int64
+}
+
+// InferCapacity guesses a capacity timeline from the trace's real schedule:
+// for each bucket, the most nodes busy at once in the trace (jobs that
+// ran, from TraceStart for RunSec seconds), plus Headroom, widened by
+// Smooth buckets, capped at Nodes, and kept at Nodes where MinPendingSec
+// finds no unmet demand. The trace's own schedule is therefore always
+// feasible under the result (with Headroom >= 0), except where Nodes is
+// below what the trace used.
+//
+// The steps are sorted by At, start at bucket boundaries, and are emitted
+// only where the capacity changes, starting from Nodes: the first step is
+// at the first bucket whose capacity differs from Nodes, and the last one
+// returns to Nodes after the last bucket with a job running. It returns
+// nil for a trace in which no job ran, or when nothing differs from
+// Nodes. It takes O(n log n) time for n jobs (independent of the trace's
+// span), is deterministic, and does not change jobs.
+func InferCapacity(jobs []Job, opts CapacityOptions) []CapacityStep {
+	if opts.BucketSec <= 0 {
+		opts.BucketSec = DefaultCapacityBucketSec
+	}
+	opts.Smooth = max(opts.Smooth, 0)
+	runs := busyRuns(jobs, opts.BucketSec)
+	if len(runs) == 0 {
+		return nil
+	}
+	top := 0
+	for i := range runs {
+		runs[i].v += opts.Headroom
+		top = max(top, runs[i].v)
+	}
+	if opts.Nodes <= 0 {
+		opts.Nodes = top
+	}
+	runs = dilateRuns(runs, int64(opts.Smooth))
+	for i := range runs {
+		runs[i].v = max(0, min(runs[i].v, opts.Nodes))
+	}
+	if opts.MinPendingSec > 0 {
+		runs = keepStarved(runs, starvedBuckets(jobs, opts.MinPendingSec, opts.BucketSec), opts.Nodes)
+	}
+	return runSteps(runs, opts.Nodes, opts.BucketSec)
+}
+
+// bucketRun gives buckets from..to (indices, inclusive) the value v.
+type bucketRun struct {
+	from, to int64
+	v        int
+}
+
+// busyRuns returns, for every bucket from the first trace start to the
+// last trace end, the most nodes busy at once in it, as merged runs.
+func busyRuns(jobs []Job, bucket int64) []bucketRun {
+	type delta struct {
+		at    int64
+		nodes int
+	}
+	ds := make([]delta, 0, 2*len(jobs))
+	for i := range jobs {
+		j := &jobs[i]
+		if j.TraceStart <= 0 || j.RunSec <= 0 {
+			continue
+		}
+		ds = append(ds, delta{j.TraceStart, int(j.Nodes)}, delta{j.TraceStart + j.RunSec, -int(j.Nodes)})
+	}
+	if len(ds) == 0 {
+		return nil
+	}
+	// Ends before starts at the same second: a node freed and taken at
+	// once is not counted twice.
+	slices.SortFunc(ds, func(a, b delta) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.nodes, b.nodes)) })
+	var runs []bucketRun
+	add := func(from, to int64, v int) {
+		if n := len(runs); n > 0 && runs[n-1].v == v && runs[n-1].to+1 == from {
+			runs[n-1].to = to
+			return
+		}
+		runs = append(runs, bucketRun{from, to, v})
+	}
+	busy, peak := 0, 0
+	cur := floorDiv(ds[0].at, bucket)
+	for _, d := range ds {
+		if b := floorDiv(d.at, bucket); b != cur {
+			add(cur, cur, peak)
+			if b > cur+1 {
+				add(cur+1, b-1, busy) // nothing starts or ends in between
+			}
+			cur, peak = b, busy
+		}
+		busy += d.nodes
+		peak = max(peak, busy)
+	}
+	add(cur, cur, peak)
+	return runs
+}
+
+// dilateRuns returns the running maximum of runs over k buckets on either
+// side: bucket x gets the largest value of the buckets x-k..x+k that runs
+// cover. Runs must be sorted, disjoint and contiguous; the result covers
+// k more buckets on either side.
+func dilateRuns(runs []bucketRun, k int64) []bucketRun {
+	if k == 0 {
+		return runs
+	}
+	// The result can change only where a run enters the window
+	// (x = from-k) or leaves it (x = to+k+1); both sequences are sorted.
+	points := make([]int64, 0, 2*len(runs))
+	for _, r := range runs {
+		points = append(points, r.from-k, r.to+k+1)
+	}
+	slices.Sort(points)
+	points = slices.Compact(points)
+	out := make([]bucketRun, 0, len(points))
+	var dq []int // indices of runs in the window, values decreasing
+	in, outIdx := 0, 0
+	for i, x := range points[:len(points)-1] {
+		for in < len(runs) && runs[in].from-k <= x {
+			for len(dq) > 0 && runs[dq[len(dq)-1]].v <= runs[in].v {
+				dq = dq[:len(dq)-1]
+			}
+			dq = append(dq, in)
+			in++
+		}
+		for outIdx < len(runs) && runs[outIdx].to+k < x {
+			if len(dq) > 0 && dq[0] == outIdx {
+				dq = dq[1:]
+			}
+			outIdx++
+		}
+		if len(dq) == 0 { // cannot happen for contiguous runs
+			continue
+		}
+		v, end := runs[dq[0]].v, points[i+1]-1
+		if n := len(out); n > 0 && out[n-1].v == v && out[n-1].to+1 == x {
+			out[n-1].to = end
+			continue
+		}
+		out = append(out, bucketRun{x, end, v})
+	}
+	return out
+}
+
+// starvedBuckets returns the sorted, disjoint bucket ranges during which
+// some job pending in the trace went on to wait at least minPending
+// seconds (jobs with a predecessor excepted).
+func starvedBuckets(jobs []Job, minPending, bucket int64) []bucketRun {
+	var rs []bucketRun
+	for i := range jobs {
+		j := &jobs[i]
+		if j.TraceStart <= 0 || j.After != NoJob {
+			continue
+		}
+		from := max(j.Submit, j.Eligible)
+		if j.TraceStart-from < minPending {
+			continue
+		}
+		rs = append(rs, bucketRun{from: floorDiv(from, bucket), to: floorDiv(j.TraceStart-1, bucket)})
+	}
+	slices.SortFunc(rs, func(a, b bucketRun) int { return cmp.Compare(a.from, b.from) })
+	out := rs[:0]
+	for _, r := range rs {
+		if n := len(out); n > 0 && r.from <= out[n-1].to+1 {
+			out[n-1].to = max(out[n-1].to, r.to)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// keepStarved returns runs with every bucket outside starved set to nodes.
+func keepStarved(runs, starved []bucketRun, nodes int) []bucketRun {
+	var out []bucketRun
+	add := func(from, to int64, v int) {
+		if from > to {
+			return
+		}
+		if n := len(out); n > 0 && out[n-1].v == v && out[n-1].to+1 == from {
+			out[n-1].to = to
+			return
+		}
+		out = append(out, bucketRun{from, to, v})
+	}
+	s := 0
+	for _, r := range runs {
+		x := r.from
+		for x <= r.to {
+			for s < len(starved) && starved[s].to < x {
+				s++
+			}
+			if s == len(starved) || starved[s].from > r.to {
+				add(x, r.to, nodes)
+				break
+			}
+			st := starved[s]
+			add(x, st.from-1, nodes)
+			lo, hi := max(x, st.from), min(r.to, st.to)
+			add(lo, hi, r.v)
+			x = hi + 1
+		}
+	}
+	return out
+}
+
+// runSteps turns runs into capacity steps that start and end at nodes.
+func runSteps(runs []bucketRun, nodes int, bucket int64) []CapacityStep {
+	var steps []CapacityStep
+	cur := nodes
+	for i, r := range runs {
+		if i > 0 && runs[i-1].to+1 < r.from && cur != nodes { // a gap: back to nodes
+			steps = append(steps, CapacityStep{At: (runs[i-1].to + 1) * bucket, Nodes: nodes})
+			cur = nodes
+		}
+		if r.v != cur {
+			steps = append(steps, CapacityStep{At: r.from * bucket, Nodes: r.v})
+			cur = r.v
+		}
+	}
+	if cur != nodes {
+		steps = append(steps, CapacityStep{At: (runs[len(runs)-1].to + 1) * bucket, Nodes: nodes})
+	}
+	return steps
+}
