@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -429,8 +430,8 @@ func TestSim_EstimatedStart(t *testing.T) {
 	}
 }
 
-// Example simulates three jobs on four nodes: b waits for a's nodes, c
-// waits for b (a dependency) and d backfills beside b.
+// Example simulates four jobs on four nodes: b waits for a's nodes, c
+// waits for b (a dependency), and d starts beside b: held, c blocks nothing.
 func Example() {
 	cfg := sim.DefaultConfig()
 	cfg.Nodes = 4
@@ -473,5 +474,54 @@ func TestMinuteRounding_RunWithinLimit(t *testing.T) {
 	s := mustSim(t, cfg, []sim.Job{simtest.Job(1, 0, 90, 90)})
 	if j := s.Job(0); j.RunSec > j.LimitSec {
 		t.Skipf("known bug (reported, not fixed): under MinuteRounding run %d s > limit %d s", j.RunSec, j.LimitSec)
+	}
+}
+
+// TestSim_Run_StopsWhenNothingCanStart: Run "processes every event until
+// nothing is left to do". A pending job that can never start (capacity
+// down for good, or more nodes than MaxNodesPerUser) must not keep a
+// backfill pass due every interval forever.
+func TestSim_Run_StopsWhenNothingCanStart(t *testing.T) {
+	down := simtest.Cluster(2)
+	down.Capacity = []sim.CapacityStep{{At: 50, Nodes: 1}}
+	userCap := simtest.Cluster(2)
+	userCap.Limits.MaxNodesPerUser = 1
+	tests := []struct {
+		Name string
+		Cfg  sim.Config
+		Job  sim.Job
+		// Skipped: the stuck job does not block the main pass.
+		Skipped bool
+	}{
+		{"CapacityDown", down, simtest.Job(2, 100, 10, 10), false},
+		{"OverUserNodeLimit", userCap, simtest.Job(2, 0, 10, 10), true},
+	}
+	for _, tt := range tests {
+		for _, f := range []sim.Flavour{sim.BackfillNone, sim.BackfillConservative, sim.BackfillEASY} {
+			t.Run(tt.Name+"/"+f.String(), func(t *testing.T) {
+				cfg := tt.Cfg
+				cfg.Backfill.Flavour = f
+				// The second job arrives after a backfill pass at 600 found
+				// nothing to start.
+				s := mustSim(t, cfg, []sim.Job{tt.Job, simtest.Job(1, 700, 10, 10)})
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				if err := s.Run(ctx); err != nil {
+					t.Fatalf("Run = %v (clock at %d after %d events)", err, s.Now(), s.Events())
+				}
+				if _, ok := s.Started(0); ok {
+					t.Error("the stuck job started")
+				}
+				// The 1-node job behind it starts: by backfill when the
+				// stuck job blocks the main pass, else by the main pass.
+				want := f != sim.BackfillNone || tt.Skipped
+				if _, ok := s.Started(1); ok != want {
+					t.Errorf("job behind the stuck one started = %v, want %v", ok, want)
+				}
+				if _, err := s.RunUntilStarted(ctx, 0); !errors.Is(err, sim.ErrNeverStarts) {
+					t.Errorf("RunUntilStarted = %v, want ErrNeverStarts", err)
+				}
+			})
+		}
 	}
 }

@@ -412,7 +412,7 @@ func (p *parser) job(f []string) error {
 
 func (p *parser) expect(f []string) error {
 	if len(f) < 2 {
-		return fmt.Errorf("%w: want expect VERB JOB...", ErrSyntax)
+		return fmt.Errorf("%w: want expect VERB JOB [JOB]... [at=TIME]", ErrSyntax)
 	}
 	e := Expect{Line: p.line}
 	switch f[0] {
@@ -449,7 +449,7 @@ func (p *parser) expect(f []string) error {
 		}
 	case ExpectOrder:
 		if len(args) < 2 {
-			return fmt.Errorf("%w: want expect order JOB JOB...", ErrSyntax)
+			return fmt.Errorf("%w: want expect order JOB JOB, then any more", ErrSyntax)
 		}
 	}
 	for _, name := range args {

@@ -104,7 +104,7 @@ func TestParse_Errors(t *testing.T) {
 		{"ExpectNoAt", head + "expect start a\n", 3, simtest.ErrSyntax, "want expect start JOB at=TIME"},
 		{"ExpectWrongKey", head + "expect end a time=1\n", 3, simtest.ErrSyntax, `unknown key "time"`},
 		{"ExpectNeverTwoJobs", head + "job id=b limit=1\nexpect never a b\n", 4, simtest.ErrSyntax, "want expect never JOB"},
-		{"ExpectOrderOneJob", head + "expect order a\n", 3, simtest.ErrSyntax, "want expect order JOB JOB"},
+		{"ExpectOrderOneJob", head + "expect order a\n", 3, simtest.ErrSyntax, "want expect order JOB JOB, then any more"},
 		{"ExpectOrderKeyValue", head + "expect order a at=1\n", 3, simtest.ErrSyntax, `"at=1" where a job name belongs`},
 		{"NamesScopedToScenario", head + "cluster\nexpect never a\n", 4, simtest.ErrUnknownJob, "a"},
 	}
