@@ -111,7 +111,7 @@ type Backfill struct {
 	// multiples of it from now.
 	ResolutionSec int64 `json:"resolution_sec"`
 	// MaxJobTest is bf_max_job_test: at most this many pending jobs are
-	// tested per pass.
+	// tested per pass; 0 means all.
 	MaxJobTest int `json:"max_job_test"`
 }
 
@@ -140,8 +140,8 @@ type Config struct {
 	Limits    Limits       `json:"limits"`
 	// Capacity, sorted by At, changes the usable nodes over time.
 	Capacity []CapacityStep `json:"capacity,omitempty"`
-	// MinuteRounding truncates submissions to the minute and rounds run
-	// times up to whole minutes (at least one), as the artifact's
+	// MinuteRounding truncates submissions to the minute and rounds limits
+	// and run times up to whole minutes (at least one), as the artifact's
 	// one-minute tick does.
 	MinuteRounding bool `json:"minute_rounding"`
 	// AgeFromSubmit measures age from submission instead of eligibility.
@@ -201,6 +201,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: decay half-life %d s <= 0", ErrConfig, c.Priority.DecayHalfLifeSec)
 	case c.Backfill.Flavour != BackfillNone && (c.Backfill.IntervalSec <= 0 || c.Backfill.ResolutionSec <= 0 || c.Backfill.WindowSec <= 0):
 		return fmt.Errorf("%w: backfill interval, window and resolution must be > 0", ErrConfig)
+	case c.Backfill.MaxJobTest < 0:
+		return fmt.Errorf("%w: max job test %d < 0 (0 = unlimited)", ErrConfig, c.Backfill.MaxJobTest)
 	case c.Limits.MaxJobsPerUser < 0 || c.Limits.MaxNodesPerUser < 0:
 		return fmt.Errorf("%w: negative per-user limit", ErrConfig)
 	}

@@ -150,7 +150,8 @@ func (s *Sim) normalise(j *Job) {
 	}
 	if s.cfg.MinuteRounding {
 		j.Submit = floorDiv(j.Submit, 60) * 60
-		j.RunSec = max(60, (j.RunSec+59)/60*60)
+		j.LimitSec = (j.LimitSec + 59) / 60 * 60
+		j.RunSec = min(max(60, (j.RunSec+59)/60*60), j.LimitSec)
 		if j.Eligible > 0 {
 			j.Eligible = (j.Eligible + 59) / 60 * 60
 		}

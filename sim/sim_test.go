@@ -462,18 +462,16 @@ func Example() {
 	// d: start 1800 end 1900
 }
 
-// TestMinuteRounding_RunWithinLimit: README says completions use
-// min(RunSec, LimitSec), and backfill plans on running jobs ending by
-// their limit. Under MinuteRounding, normalise clamps the run time to the
-// limit before rounding it up to whole minutes, so a job whose limit is
-// not a whole number of minutes runs past it (limit 90 s, run 90 s: it
-// runs 120 s).
+// TestMinuteRounding_RunWithinLimit: completions use min(RunSec,
+// LimitSec), and backfill plans on running jobs ending by their limit, so
+// minute rounding rounds the limit up too (limit 90 s, run 90 s: both
+// 120 s).
 func TestMinuteRounding_RunWithinLimit(t *testing.T) {
 	cfg := simtest.Cluster(1)
 	cfg.MinuteRounding = true
 	s := mustSim(t, cfg, []sim.Job{simtest.Job(1, 0, 90, 90)})
-	if j := s.Job(0); j.RunSec > j.LimitSec {
-		t.Skipf("known bug (reported, not fixed): under MinuteRounding run %d s > limit %d s", j.RunSec, j.LimitSec)
+	if j := s.Job(0); j.RunSec > j.LimitSec || j.LimitSec != 120 || j.RunSec != 120 {
+		t.Errorf("under MinuteRounding run %d s, limit %d s; want 120, 120", j.RunSec, j.LimitSec)
 	}
 }
 
