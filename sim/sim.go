@@ -103,6 +103,9 @@ func New(cfg Config, jobs []Job, rec Recorder) (*Sim, error) {
 			s.dependents[j.After] = append(s.dependents[j.After], JobID(i))
 		}
 	}
+	if err := checkCycles(s.jobs); err != nil {
+		return nil, err
+	}
 	slices.SortStableFunc(s.arrivals, func(a, b JobID) int {
 		return cmpInt64(s.jobs[a].Submit, s.jobs[b].Submit)
 	})
@@ -117,6 +120,34 @@ func New(cfg Config, jobs []Job, rec Recorder) (*Sim, error) {
 	s.nextBF = s.alignBF(s.now)
 	s.applyCapacityUntil(s.now)
 	return s, nil
+}
+
+// checkCycles rejects dependency cycles (jobs that would be held
+// forever), following each After chain once.
+func checkCycles(jobs []Job) error {
+	const (
+		unseen = iota
+		onPath
+		clear
+	)
+	mark := make([]uint8, len(jobs))
+	for i := range jobs {
+		if mark[i] != unseen {
+			continue
+		}
+		k := i
+		for k >= 0 && mark[k] == unseen {
+			mark[k] = onPath
+			k = int(jobs[k].After)
+		}
+		if k >= 0 && mark[k] == onPath {
+			return fmt.Errorf("job %d (%s): %w: dependency cycle", k, jobs[k].Name, ErrInfeasibleJob)
+		}
+		for k = i; k >= 0 && mark[k] == onPath; k = int(jobs[k].After) {
+			mark[k] = clear
+		}
+	}
+	return nil
 }
 
 func cmpInt64(a, b int64) int {

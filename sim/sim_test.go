@@ -523,3 +523,18 @@ func TestSim_Run_StopsWhenNothingCanStart(t *testing.T) {
 		}
 	}
 }
+
+func TestNew_RejectsDependencyCycle(t *testing.T) {
+	jobs := []sim.Job{
+		{Name: "a", Nodes: 1, LimitSec: 10, RunSec: 1, After: 2},
+		{Name: "b", Nodes: 1, LimitSec: 10, RunSec: 1, After: sim.NoJob},
+		{Name: "c", Nodes: 1, LimitSec: 10, RunSec: 1, After: 0},
+	}
+	if _, err := sim.New(simtest.Cluster(1), jobs, nil); !errors.Is(err, sim.ErrInfeasibleJob) {
+		t.Fatalf("err = %v, want ErrInfeasibleJob", err)
+	}
+	jobs[0].After = 1 // a chain, no cycle
+	if _, err := sim.New(simtest.Cluster(1), jobs, nil); err != nil {
+		t.Fatal(err)
+	}
+}
