@@ -36,10 +36,12 @@ type CapacityOptions struct {
 }
 
 // InferCapacity guesses a capacity timeline from the trace's real schedule:
-// for each bucket, the most nodes busy at once in the trace (jobs that
-// ran, from TraceStart for RunSec seconds), plus Headroom, widened by
-// Smooth buckets, capped at Nodes, and kept at Nodes where MinPendingSec
-// finds no unmet demand. The trace's own schedule is therefore always
+// for each bucket from the first submission on, the most nodes busy at
+// once in the trace (jobs that ran, from TraceStart for RunSec seconds),
+// plus Headroom, widened by Smooth buckets, capped at Nodes, and kept at
+// Nodes where MinPendingSec finds no unmet demand. Buckets before the
+// first start are therefore 0 (plus Headroom): jobs submitted before the
+// partition ran anything wait for it, as they did. The trace's own schedule is therefore always
 // feasible under the result (with Headroom >= 0), except where Nodes is
 // below what the trace used.
 //
@@ -83,7 +85,7 @@ type bucketRun struct {
 	v        int
 }
 
-// busyRuns returns, for every bucket from the first trace start to the
+// busyRuns returns, for every bucket from the first submission to the
 // last trace end, the most nodes busy at once in it, as merged runs.
 func busyRuns(jobs []Job, bucket int64) []bucketRun {
 	type delta struct {
@@ -101,10 +103,15 @@ func busyRuns(jobs []Job, bucket int64) []bucketRun {
 	if len(ds) == 0 {
 		return nil
 	}
-	// Ends before starts at the same second: a node freed and taken at
-	// once is not counted twice.
-	slices.SortFunc(ds, func(a, b delta) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.nodes, b.nodes)) })
+	first := jobs[0].Submit
+	for i := range jobs {
+		first = min(first, jobs[i].Submit)
+	}
+	slices.SortFunc(ds, func(a, b delta) int { return cmp.Compare(a.at, b.at) })
 	var runs []bucketRun
+	if b := floorDiv(first, bucket); b < floorDiv(ds[0].at, bucket) {
+		runs = append(runs, bucketRun{b, floorDiv(ds[0].at, bucket) - 1, 0}) // submitted, nothing ran yet
+	}
 	add := func(from, to int64, v int) {
 		if n := len(runs); n > 0 && runs[n-1].v == v && runs[n-1].to+1 == from {
 			runs[n-1].to = to
@@ -114,18 +121,28 @@ func busyRuns(jobs []Job, bucket int64) []bucketRun {
 	}
 	busy, peak := 0, 0
 	cur := floorDiv(ds[0].at, bucket)
-	for _, d := range ds {
-		if b := floorDiv(d.at, bucket); b != cur {
+	for g := 0; g < len(ds); {
+		at := ds[g].at
+		if b := floorDiv(at, bucket); b != cur {
 			add(cur, cur, peak)
 			if b > cur+1 {
 				add(cur+1, b-1, busy) // nothing starts or ends in between
 			}
 			cur, peak = b, busy
+			if at == b*bucket {
+				peak = 0 // busy at the bucket's first second is after these events
+			}
 		}
-		busy += d.nodes
+		// All changes at one second, then the peak: a node freed and
+		// taken at once is not counted twice.
+		for ; g < len(ds) && ds[g].at == at; g++ {
+			busy += ds[g].nodes
+		}
 		peak = max(peak, busy)
 	}
-	add(cur, cur, peak)
+	if ds[len(ds)-1].at > cur*bucket {
+		add(cur, cur, peak) // not a bucket whose first second is the last end
+	}
 	return runs
 }
 

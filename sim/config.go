@@ -176,15 +176,18 @@ func MirageCompat() Config {
 	return c
 }
 
-// Profile returns a named configuration: "default", "mirage-compat".
+// Profile returns a named configuration: "default", "mirage-compat",
+// "ls6" (see LS6).
 func Profile(name string) (Config, error) {
 	switch name {
 	case "default", "":
 		return DefaultConfig(), nil
 	case "mirage-compat":
 		return MirageCompat(), nil
+	case "ls6":
+		return LS6(), nil
 	}
-	return Config{}, fmt.Errorf("sim profile %q: want default or mirage-compat", name)
+	return Config{}, fmt.Errorf("sim profile %q: want default, mirage-compat or ls6", name)
 }
 
 // ErrConfig is wrapped by Validate's errors.

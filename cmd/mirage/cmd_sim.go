@@ -40,13 +40,18 @@ center decides whether to trust the simulator for its cluster.
 	f := cmd.Flags()
 	d := defaultConfig().Sim
 	f.String("trace", "", "trace file (Parquet, from mirage ingest); required")
-	f.String("profile", d.Profile, "base configuration: default, mirage-compat")
+	f.String("profile", d.Profile, "base configuration: default, mirage-compat, ls6 (ls6 also turns on --infer-deps and --infer-capacity unless they are given)")
 	f.Int("nodes", d.Nodes, "partition size (0 = the profile's)")
 	f.String("backfill", d.Backfill, "backfill flavour: conservative, easy, none (empty = the profile's)")
 	f.String("cancelled", d.Cancelled, "jobs cancelled while pending: leave or run-zero (empty = the profile's)")
 	f.Int("max-jobs-per-user", d.MaxJobsPerUser, "running jobs per user (0 = unlimited)")
 	f.Int("max-nodes-per-user", d.MaxNodesPerUser, "running nodes per user (0 = unlimited)")
 	f.Bool("infer-deps", d.InferDeps, "infer dependencies: hold a job that started right after a same-user job ended until that job ends")
+	f.Bool("infer-capacity", d.InferCapacity, "infer a capacity timeline from the trace's busy nodes (the most busy at once per bucket)")
+	f.Duration("capacity-bucket", d.CapacityBucket, "capacity inference: bucket width")
+	f.Int("capacity-smooth", d.CapacitySmooth, "capacity inference: widen each bucket's maximum over this many buckets on either side")
+	f.Int("capacity-headroom", d.CapacityHeadroom, "capacity inference: nodes added to each bucket's maximum")
+	f.Duration("capacity-min-pending", d.CapacityMinPending, "capacity inference: lower capacity only in buckets where a job pending then waited at least this long (0 = everywhere)")
 	f.String("from", "", "first submission to replay (YYYY-MM-DD or RFC 3339, in --tz)")
 	f.String("to", "", "end of the submissions to replay (exclusive)")
 	f.String("tz", d.TZ, "IANA zone of --from, --to and the per-month figures")
@@ -104,6 +109,18 @@ type replaySummary struct {
 	InferredDependencies *sim.Inference      `json:"inferred_dependencies,omitempty"`
 	Conversion           sim.Conversion      `json:"conversion"`
 	Config               sim.Config          `json:"config"`
+	// CapacitySteps is the number of inferred capacity steps (with
+	// --infer-capacity; they are listed in Config.Capacity).
+	CapacitySteps int `json:"capacity_steps"`
+	// ZeroWaitSim counts the replayed jobs that started in the simulation
+	// less than a minute after their trace submission (or before it, by
+	// minute rounding); ZeroWaitReal the jobs that ran in the trace less
+	// than a minute after submission. WaitedOverHourSim and
+	// WaitedOverHourReal count waits over an hour likewise.
+	ZeroWaitSim        int `json:"zero_wait_sim"`
+	ZeroWaitReal       int `json:"zero_wait_real"`
+	WaitedOverHourSim  int `json:"waited_over_hour_sim"`
+	WaitedOverHourReal int `json:"waited_over_hour_real"`
 }
 
 func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
@@ -138,6 +155,16 @@ func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 		}
 		opts.To = t.Unix()
 	}
+	if c.Profile == "ls6" {
+		// The ls6 protocol (sim/FIDELITY.md) infers dependencies and
+		// capacity from the trace unless the flags say otherwise.
+		if !cmd.Flags().Changed("infer-deps") {
+			c.InferDeps = true
+		}
+		if !cmd.Flags().Changed("infer-capacity") {
+			c.InferCapacity = true
+		}
+	}
 	if c.InferDeps {
 		opts.Infer = &sim.InferOptions{}
 	}
@@ -145,7 +172,12 @@ func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	sum := replaySummary{Jobs: len(jobs), Nodes: cfg.Nodes, Conversion: conv, Config: cfg}
+	if c.InferCapacity {
+		if cfg.Capacity, err = inferCapacity(tjobs, jobs, opts, cfg, c); err != nil {
+			return err
+		}
+	}
+	sum := replaySummary{Jobs: len(jobs), Nodes: cfg.Nodes, Conversion: conv, Config: cfg, CapacitySteps: len(cfg.Capacity)}
 	if c.InferDeps {
 		sum.InferredDependencies = &conv.Inference
 	}
@@ -162,6 +194,7 @@ func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 	var actual, simulated []int64
 	var months []string
 	for i, j := range jobs {
+		countWaits(&sum, j, starts[i])
 		if j.TraceStart == 0 || starts[i] < 0 {
 			continue
 		}
@@ -192,5 +225,53 @@ func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 	if inf := sum.InferredDependencies; inf != nil {
 		fmt.Fprintf(g.stdout, "inferred dependencies: %d jobs\n", inf.Jobs)
 	}
+	if c.InferCapacity {
+		fmt.Fprintf(g.stdout, "inferred capacity: %d steps\n", sum.CapacitySteps)
+	}
+	fmt.Fprintf(g.stdout, "started within a minute: simulated %d, real %d; waited over an hour: simulated %d, real %d\n",
+		sum.ZeroWaitSim, sum.ZeroWaitReal, sum.WaitedOverHourSim, sum.WaitedOverHourReal)
 	return nil
+}
+
+// inferCapacity infers cfg's capacity timeline from the trace. Inside a
+// --from/--to window it looks at the whole trace, so jobs submitted before
+// the window but running in it count as busy.
+func inferCapacity(tjobs []trace.Job, jobs []sim.Job, opts sim.FromTraceOptions, cfg sim.Config, c SimConfig) ([]sim.CapacityStep, error) {
+	if c.CapacityBucket < time.Second || c.CapacitySmooth < 0 || c.CapacityMinPending < 0 {
+		return nil, usagef("--capacity-bucket must be at least 1s, --capacity-smooth and --capacity-min-pending >= 0")
+	}
+	if opts.From != 0 || opts.To != 0 {
+		opts.From, opts.To = 0, 0
+		all, _, err := sim.FromTrace(tjobs, opts)
+		if err != nil {
+			return nil, err
+		}
+		jobs = all
+	}
+	return sim.InferCapacity(jobs, sim.CapacityOptions{
+		Nodes:         cfg.Nodes,
+		BucketSec:     int64(c.CapacityBucket / time.Second),
+		Smooth:        c.CapacitySmooth,
+		Headroom:      c.CapacityHeadroom,
+		MinPendingSec: int64(c.CapacityMinPending / time.Second),
+	}), nil
+}
+
+// countWaits adds job j, simulated to start at start (-1: never), to the
+// summary's zero-wait and over-an-hour counts.
+func countWaits(sum *replaySummary, j sim.Job, start int64) {
+	if start >= 0 {
+		if w := start - j.Submit; w < 60 {
+			sum.ZeroWaitSim++
+		} else if w > 3600 {
+			sum.WaitedOverHourSim++
+		}
+	}
+	if j.TraceStart > 0 {
+		if w := j.TraceStart - j.Submit; w < 60 {
+			sum.ZeroWaitReal++
+		} else if w > 3600 {
+			sum.WaitedOverHourReal++
+		}
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -35,6 +36,12 @@ type SimConfig struct {
 	From            string `mapstructure:"from"`
 	To              string `mapstructure:"to"`
 	TZ              string `mapstructure:"tz"`
+	// Capacity inference (sim.InferCapacity) from the trace's busy nodes.
+	InferCapacity      bool          `mapstructure:"infer_capacity"`
+	CapacityBucket     time.Duration `mapstructure:"capacity_bucket"`
+	CapacitySmooth     int           `mapstructure:"capacity_smooth"`
+	CapacityHeadroom   int           `mapstructure:"capacity_headroom"`
+	CapacityMinPending time.Duration `mapstructure:"capacity_min_pending"`
 }
 
 // IngestConfig configures `mirage ingest`.
@@ -144,7 +151,7 @@ func defaultConfig() Config {
 	return Config{
 		LogLevel: "info",
 		Ingest:   IngestConfig{Format: "auto", Progress: true},
-		Sim:      SimConfig{Profile: "default", TZ: "UTC"},
+		Sim:      SimConfig{Profile: "default", TZ: "UTC", CapacityBucket: 24 * time.Hour},
 		Synth: SynthConfig{
 			Jobs: 20000, Seed: 1, Nodes: 88, Format: "sacct", Utilisation: 0.7,
 			TZ: "America/Chicago", Start: "2022-11-01T00:00:00", Cluster: "synth",

@@ -245,3 +245,33 @@ func TestSimReplay_LS6(t *testing.T) {
 		t.Errorf("jobs = %v", figures[0]["jobs"])
 	}
 }
+
+func TestSimReplay_LS6Profile(t *testing.T) {
+	ls6 := testenv.LS6(t)
+	out := filepath.Join(t.TempDir(), "ls6.parquet")
+	if _, stderr, code := run(t, "ingest", "--tz", "America/Chicago", "-o", out, ls6); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	stdout, stderr, code := run(t, "sim", "replay", "--trace", out, "--profile", "ls6", "--tz", "America/Chicago", "--json")
+	if code != 0 {
+		t.Fatalf("replay: exit %d: %s", code, stderr)
+	}
+	var s struct {
+		Nodes         int     `json:"nodes"`
+		CapacitySteps int     `json:"capacity_steps"`
+		Within2x      float64 `json:"within_2x"`
+		Spearman      float64 `json:"wait_spearman"`
+		Inferred      *struct {
+			Jobs int `json:"jobs"`
+		} `json:"inferred_dependencies"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Nodes != 80 || s.CapacitySteps == 0 || s.Inferred == nil || s.Inferred.Jobs == 0 {
+		t.Errorf("ls6 profile did not turn on its defaults: %s", stdout)
+	}
+	if s.Within2x < 0.34 || s.Spearman < 0.65 {
+		t.Errorf("ls6 fidelity regressed: within_2x %.3f, spearman %.3f", s.Within2x, s.Spearman)
+	}
+}
