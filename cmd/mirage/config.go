@@ -15,12 +15,31 @@ import (
 // its section and flag name ("ingest.tz"); its environment variable is the
 // key upper-cased with "." and "-" as "_" (MIRAGE_INGEST_TZ).
 type Config struct {
-	JSON     bool         `mapstructure:"json"`
-	LogLevel string       `mapstructure:"log_level"`
-	Ingest   IngestConfig `mapstructure:"ingest"`
-	Synth    SynthConfig  `mapstructure:"synth"`
-	Trace    TraceConfig  `mapstructure:"trace"`
-	Sim      SimConfig    `mapstructure:"sim"`
+	JSON     bool           `mapstructure:"json"`
+	LogLevel string         `mapstructure:"log_level"`
+	Ingest   IngestConfig   `mapstructure:"ingest"`
+	Synth    SynthConfig    `mapstructure:"synth"`
+	Trace    TraceConfig    `mapstructure:"trace"`
+	Sim      SimConfig      `mapstructure:"sim"`
+	Features FeaturesConfig `mapstructure:"features"`
+}
+
+// FeaturesConfig configures `mirage features build`. Zero values mean the
+// protocol's.
+type FeaturesConfig struct {
+	Trace      string        `mapstructure:"trace"`
+	Protocol   string        `mapstructure:"protocol"`
+	Output     string        `mapstructure:"output"`
+	Start      string        `mapstructure:"start"`
+	Windows    int           `mapstructure:"windows"`
+	Interval   time.Duration `mapstructure:"interval"`
+	Probes     int           `mapstructure:"probes"`
+	ChainNodes string        `mapstructure:"chain_nodes"`
+	Mode       string        `mapstructure:"mode"`
+	Nodes      int           `mapstructure:"nodes"`
+	Workers    int           `mapstructure:"workers"`
+	Seed       uint64        `mapstructure:"seed"`
+	Progress   bool          `mapstructure:"progress"`
 }
 
 // SimConfig configures `mirage sim ...`.
@@ -152,6 +171,7 @@ func defaultConfig() Config {
 		LogLevel: "info",
 		Ingest:   IngestConfig{Format: "auto", Progress: true},
 		Sim:      SimConfig{Profile: "default", TZ: "UTC", CapacityBucket: 24 * time.Hour},
+		Features: FeaturesConfig{Protocol: "mirage-ls6", Progress: true},
 		Synth: SynthConfig{
 			Jobs: 20000, Seed: 1, Nodes: 88, Format: "sacct", Utilisation: 0.7,
 			TZ: "America/Chicago", Start: "2022-11-01T00:00:00", Cluster: "synth",

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/trace"
+	"github.com/spf13/cobra"
+)
+
+func newFeaturesCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "features",
+		Short:   "Generate labelled queue-state samples for the service chain",
+		GroupID: "sim",
+	}
+	cmd.AddCommand(newFeaturesBuildCommand(g))
+	return cmd
+}
+
+func newFeaturesBuildCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "build --trace T.parquet --protocol NAME [overrides] -o S.parquet",
+		Short: "Simulate windows, probe submission times of the successor and write labelled samples",
+		Long: `For each window of the protocol and each chain size, simulate the cluster, submit
+the predecessor P after the warm-up, and at each probe time compute the queue-state
+features a live provisioner could know, fork the simulation, submit the successor Q
+and record r = Q.start - P.end and Q's wait. Writes Parquet (one row per probe; see
+features/README.md for the columns and metadata).
+
+Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
+
+` + exitCodesHelp,
+		Args:        usageArgs(cobra.NoArgs),
+		Annotations: map[string]string{configSection: "features"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runFeaturesBuild(cmd, g)
+		},
+	}
+	f := cmd.Flags()
+	d := defaultConfig().Features
+	f.String("trace", "", "trace file (Parquet, from mirage ingest); required")
+	f.String("protocol", d.Protocol, "preset: "+strings.Join(features.ProtocolNames, ", "))
+	f.StringP("output", "o", "", "output Parquet file; required")
+	f.String("start", "", "first window start, YYYY-MM-DDTHH:MM:SS in the protocol's zone (empty = the protocol's)")
+	f.Int("windows", 0, "windows per chain size (0 = the protocol's)")
+	f.Duration("interval", 0, "time between window starts (0 = the protocol's)")
+	f.Int("probes", 0, "probe times per window (0 = the protocol's)")
+	f.String("chain-nodes", "", "comma-separated chain sizes, e.g. 1,8 (empty = the protocol's)")
+	f.String("mode", "", "window start: cold or warm (empty = the protocol's)")
+	f.Int("nodes", 0, "partition size (0 = the protocol's)")
+	f.Int("workers", 0, "windows simulated at once (0 = GOMAXPROCS); the output does not depend on it")
+	f.Uint64("seed", 0, "seed recorded in the output (the generation is deterministic)")
+	f.Bool("progress", d.Progress, "draw progress on stderr when it is a terminal")
+	return cmd
+}
+
+// featuresSummary is the JSON of `mirage features build`.
+type featuresSummary struct {
+	Windows          int     `json:"windows"`
+	ChainSizes       int     `json:"chain_sizes"`
+	Samples          int     `json:"samples"`
+	WallSec          float64 `json:"wall_sec"`
+	SamplesPerSec    float64 `json:"samples_per_sec"`
+	Output           string  `json:"output"`
+	Protocol         string  `json:"protocol"`
+	Features         int     `json:"features"`
+	Interrupted      int     `json:"interrupted"`
+	InterruptedShare float64 `json:"interrupted_share"`
+	MeanRSec         float64 `json:"mean_r_sec"`
+	TraceSHA256      string  `json:"trace_sha256"`
+}
+
+// featuresProtocol applies the command-line overrides to the preset.
+func featuresProtocol(c FeaturesConfig) (features.Protocol, error) {
+	p, err := features.LookupProtocol(c.Protocol)
+	if err != nil {
+		return p, usageError{err}
+	}
+	if c.Start != "" {
+		p.Start = c.Start
+	}
+	if c.Windows > 0 {
+		p.Windows = c.Windows
+	}
+	if c.Interval > 0 {
+		p.Interval = c.Interval
+	}
+	if c.Probes > 0 {
+		p.Probes = c.Probes
+	}
+	if c.Mode != "" {
+		p.Mode = c.Mode
+	}
+	if c.Nodes > 0 {
+		p.Nodes = c.Nodes
+	}
+	if c.ChainNodes != "" {
+		p.ChainNodes = nil
+		for _, s := range strings.Split(c.ChainNodes, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 1 {
+				return p, usagef("--chain-nodes %q: want positive integers separated by commas", c.ChainNodes)
+			}
+			p.ChainNodes = append(p.ChainNodes, n)
+		}
+	}
+	return p, nil
+}
+
+func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
+	c := g.cfg.Features
+	if c.Trace == "" || c.Output == "" {
+		return usagef("features build: --trace and -o are required")
+	}
+	p, err := featuresProtocol(c)
+	if err != nil {
+		return err
+	}
+	digest, err := fileSHA256(c.Trace)
+	if err != nil {
+		return err
+	}
+	tjobs, err := trace.ReadAll(c.Trace)
+	if err != nil {
+		return err
+	}
+	jobs, opts, err := p.Prepare(tjobs)
+	if err != nil {
+		if errors.Is(err, features.ErrOptions) {
+			return usageError{err}
+		}
+		return err
+	}
+	opts.Workers = c.Workers
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	opts.Logger = g.log()
+	bar := newProgressBar(g.stderr, c.Progress && !g.cfg.JSON)
+	if bar.on {
+		opts.Progress = func(done, total int) {
+			fmt.Fprintf(bar.w, "\r\033[Kfeatures %d/%d windows", done, total)
+			bar.drawn = true
+		}
+	}
+	began := time.Now()
+	samples, s, err := features.Build(cmd.Context(), jobs, opts)
+	bar.finish()
+	if err != nil {
+		if errors.Is(err, features.ErrOptions) {
+			return usageError{err}
+		}
+		return err
+	}
+	meta := features.FileMeta{Protocol: p.Name, TraceDigest: digest, Seed: c.Seed, SimConfig: opts.Config, Options: p}
+	if err := features.WriteParquet(c.Output, &samples, meta); err != nil {
+		return err
+	}
+	sum := featuresSummary{
+		Windows: s.Windows, ChainSizes: s.ChainSizes, Samples: s.Samples,
+		WallSec: time.Since(began).Seconds(), Output: c.Output, Protocol: p.Name,
+		Features: len(samples.Names), Interrupted: s.Interrupted, InterruptedShare: s.InterruptedShare,
+		MeanRSec: s.MeanRSec, TraceSHA256: digest,
+	}
+	if sum.WallSec > 0 {
+		sum.SamplesPerSec = float64(sum.Samples) / sum.WallSec
+	}
+	if g.cfg.JSON {
+		b, err := json.MarshalIndent(sum, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(g.stdout, string(b))
+		return err
+	}
+	fmt.Fprintf(g.stdout, "%s: %d windows x %d chain sizes, %d samples (%d features) in %.2f s (%.0f samples/s)\n",
+		sum.Protocol, sum.Windows, sum.ChainSizes, sum.Samples, sum.Features, sum.WallSec, sum.SamplesPerSec)
+	fmt.Fprintf(g.stdout, "interrupted (r > 0): %.1f%%, mean r %.2f h\nwrote %s\n",
+		100*sum.InterruptedShare, sum.MeanRSec/3600, sum.Output)
+	return nil
+}
+
+// fileSHA256 returns the hex SHA-256 of a file's contents.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("digest %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("digest %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,28 @@
+// Package features turns simulated queue states into labelled training
+// samples for the service-chain provisioning problem (issue 4; the Mirage
+// artifact's "offline data generation").
+//
+// A service chain is two jobs of the same shape: P, the predecessor, and
+// Q, its successor. For each window Build starts a simulation (sim.NewWindow,
+// cold or warm), submits P after a warm-up, and at each probe time t
+// computes a feature vector from what a live provisioner could know at t —
+// the queue snapshot, a 24-hour history of snapshots every 10 minutes, the
+// waits of recently started jobs and P's own state — then forks the
+// simulation (sim.Sim.Clone), submits Q at t in the fork, runs the fork
+// until Q starts and records the label
+//
+//	r = Q.start - P.end   (seconds; r > 0 an interruption, r < 0 an overlap)
+//
+// and Q's wait. The features are computed on the main timeline, in which Q
+// never exists, so they cannot leak the label; TestBuild_NoLeakage checks it.
+//
+// Schema returns the ordered feature names with their units;
+// FeatureSchemaVersion changes whenever names, order or meaning change.
+// Samples are column-major (one slice per feature) and WriteParquet stores
+// them with the schema, the simulator configuration and the trace digest in
+// the file's key-value metadata. Units follow the names: _sec is seconds,
+// _nodes nodes, _node_sec node-seconds, _jobs a count. Times are Unix
+// seconds.
+//
+// Glossary: see README.md.
+package features

@@ -1,0 +1,130 @@
+package features
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/mirage-hpc/mirage/sim"
+)
+
+// ErrOptions is wrapped by Build's errors for invalid Options.
+var ErrOptions = errors.New("invalid features options")
+
+// Options controls Build. Times are Unix seconds, durations seconds.
+type Options struct {
+	// Config is the simulator configuration (with its Capacity timeline).
+	Config sim.Config
+	// Mode is how each window's simulation starts (cold or warm).
+	Mode sim.WindowMode
+	// Start is the first window's start; window i starts at
+	// Start + i*IntervalSec.
+	Start int64
+	// IntervalSec is the time between window starts.
+	IntervalSec int64
+	// Windows is the number of windows per chain size.
+	Windows int
+	// WarmupSec is the time from a window's start to P's submission.
+	WarmupSec int64
+	// WorkloadSec is the span of trace submissions a window takes part
+	// (sim.NewWindow's length).
+	WorkloadSec int64
+	// Probes is the number of candidate submission times of Q per window,
+	// evenly spaced from P.submit + 1 min to P.end (see ProbeTimes).
+	Probes int
+	// ChainNodes lists the chain sizes (nodes of P and of Q); every window
+	// is run once per size.
+	ChainNodes []int
+	// ChainLimitSec and ChainRunSec are P's and Q's time limit and run
+	// time; 0 means 48 hours.
+	ChainLimitSec, ChainRunSec int64
+	// SampleSec is the history's sampling interval; 0 means 600.
+	SampleSec int64
+	// HistorySec is the history's span; 0 means 24 hours.
+	HistorySec int64
+	// RecentStarts is how many recently started jobs the mean wait is over;
+	// 0 means 100.
+	RecentStarts int
+	// Location is the zone of hour_of_day and day_of_week; nil means UTC.
+	Location *time.Location
+	// Workers is the number of windows simulated at once; 0 means 1. The
+	// result does not depend on it.
+	Workers int
+	// Progress, when not nil, is called after each window with the number
+	// of windows done (all chain sizes) and the total; calls may come from
+	// several goroutines but never at once.
+	Progress func(done, total int)
+	// Logger receives a line per Build; nil discards.
+	Logger *slog.Logger
+}
+
+// DefaultOptions returns the Mirage artifact's protocol without a start:
+// windows every 4 hours, 2 days of warm-up, 5 days of workload, 7 probes,
+// chains of 1 and 8 nodes for 48 hours, cold windows in the
+// mirage-compat simulator with 88 nodes.
+func DefaultOptions() Options {
+	return Options{
+		Config:      sim.MirageCompat(),
+		Mode:        sim.WindowCold,
+		IntervalSec: 4 * 3600,
+		Windows:     1,
+		WarmupSec:   2 * 86400,
+		WorkloadSec: 5 * 86400,
+		Probes:      7,
+		ChainNodes:  []int{1, 8},
+	}
+}
+
+func (o *Options) normalise() error {
+	if o.ChainLimitSec == 0 {
+		o.ChainLimitSec = 48 * 3600
+	}
+	if o.ChainRunSec == 0 {
+		o.ChainRunSec = o.ChainLimitSec
+	}
+	if o.SampleSec == 0 {
+		o.SampleSec = 600
+	}
+	if o.HistorySec == 0 {
+		o.HistorySec = 24 * 3600
+	}
+	if o.RecentStarts == 0 {
+		o.RecentStarts = 100
+	}
+	if o.Location == nil {
+		o.Location = time.UTC
+	}
+	o.Workers = max(o.Workers, 1)
+	switch {
+	case o.Windows < 0 || o.IntervalSec <= 0 && o.Windows > 1:
+		return fmt.Errorf("%w: %d windows every %d s", ErrOptions, o.Windows, o.IntervalSec)
+	case o.WarmupSec < 0 || o.WorkloadSec < o.WarmupSec:
+		return fmt.Errorf("%w: warm-up %d s must be in [0, workload %d s]", ErrOptions, o.WarmupSec, o.WorkloadSec)
+	case o.Probes < 1:
+		return fmt.Errorf("%w: %d probes < 1", ErrOptions, o.Probes)
+	case len(o.ChainNodes) == 0:
+		return fmt.Errorf("%w: no chain sizes", ErrOptions)
+	case o.ChainLimitSec < 0 || o.ChainRunSec < 0 || o.SampleSec < 0 || o.HistorySec < 0 || o.RecentStarts < 0:
+		return fmt.Errorf("%w: negative duration or count", ErrOptions)
+	}
+	for _, n := range o.ChainNodes {
+		if n < 1 || n > o.Config.Nodes {
+			return fmt.Errorf("%w: chain of %d nodes on %d", ErrOptions, n, o.Config.Nodes)
+		}
+	}
+	return o.Config.Validate()
+}
+
+// ProbeTimes writes n candidate submission times of Q into dst and returns
+// it (nil dst: allocated): evenly spaced from lower to upper inclusive,
+// lower + (upper-lower)·k/(n-1) in integer seconds, floored to the minute
+// (a multiple of 60 Unix seconds), the last one exactly upper. With n == 1 it is upper.
+func ProbeTimes(dst []int64, lower, upper int64, n int) []int64 {
+	dst = dst[:0]
+	for k := range n - 1 {
+		t := lower + (upper-lower)*int64(k)/int64(n-1)
+		dst = append(dst, t-((t%60)+60)%60)
+	}
+	return append(dst, upper)
+}

@@ -1,0 +1,122 @@
+package features
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mirage-hpc/mirage/sim"
+	"github.com/mirage-hpc/mirage/trace"
+)
+
+// ErrUnknownProtocol is returned by LookupProtocol for a name it does not
+// know.
+var ErrUnknownProtocol = errors.New("unknown features protocol")
+
+// Protocol is a named sample-generation protocol: which windows, which
+// simulator and how the trace becomes simulator jobs.
+type Protocol struct {
+	Name string `json:"name"`
+	// Profile is the simulator profile (sim.Profile); Nodes, when > 0,
+	// overrides its partition size.
+	Profile string `json:"profile"`
+	Nodes   int    `json:"nodes"`
+	// Mode is "cold" or "warm" (sim.ParseWindowMode).
+	Mode string `json:"mode"`
+	// Start is the first window's start, "2006-01-02T15:04:05" in TZ.
+	Start string `json:"start"`
+	TZ    string `json:"tz"`
+	// Windows per chain size, every Interval.
+	Windows  int           `json:"windows"`
+	Interval time.Duration `json:"interval"`
+	Warmup   time.Duration `json:"warmup"`
+	Workload time.Duration `json:"workload"`
+	Probes   int           `json:"probes"`
+	// ChainNodes are the chain sizes.
+	ChainNodes []int `json:"chain_nodes"`
+	// InferDeps runs sim.FromTrace with dependency inference;
+	// InferCapacity sets the configuration's capacity timeline to
+	// sim.InferCapacity(jobs, sim.LS6Capacity()) with the partition size.
+	InferDeps     bool `json:"infer_deps"`
+	InferCapacity bool `json:"infer_capacity"`
+}
+
+// ProtocolNames lists LookupProtocol's names.
+var ProtocolNames = []string{"mirage-ls6", "mirage-ls6-val", "ls6", "ls6-val"}
+
+// LookupProtocol returns a preset:
+//
+//   - mirage-ls6: the Mirage artifact's LS6 training set: 684 windows
+//     every 4 h from 2022-11-01T00:00 America/Chicago, 2 days of warm-up,
+//     5 days of workload, 7 probes, chains of 1 and 8 nodes, cold
+//     windows, 88 nodes, the mirage-compat simulator;
+//   - mirage-ls6-val: its validation set, 156 windows from 2023-03-01;
+//   - ls6 and ls6-val: the same windows, warm, with sim.LS6(), inferred
+//     dependencies and inferred capacity (the realistic protocol).
+func LookupProtocol(name string) (Protocol, error) {
+	p := Protocol{
+		Name: name, Profile: "mirage-compat", Nodes: 88, Mode: "cold",
+		Start: "2022-11-01T00:00:00", TZ: "America/Chicago", Windows: 684,
+		Interval: 4 * time.Hour, Warmup: 48 * time.Hour, Workload: 120 * time.Hour,
+		Probes: 7, ChainNodes: []int{1, 8},
+	}
+	switch name {
+	case "mirage-ls6":
+	case "mirage-ls6-val":
+		p.Start, p.Windows = "2023-03-01T00:00:00", 156
+	case "ls6", "ls6-val":
+		p.Profile, p.Nodes, p.Mode = "ls6", 0, "warm"
+		p.InferDeps, p.InferCapacity = true, true
+		if name == "ls6-val" {
+			p.Start, p.Windows = "2023-03-01T00:00:00", 156
+		}
+	default:
+		return Protocol{}, fmt.Errorf("%w %q: want one of %v", ErrUnknownProtocol, name, ProtocolNames)
+	}
+	return p, nil
+}
+
+// Prepare converts a trace under the protocol and returns the simulator
+// jobs and Build's options (Workers, Progress and Logger left to the
+// caller).
+func (p Protocol) Prepare(tjobs []trace.Job) ([]sim.Job, Options, error) {
+	cfg, err := sim.Profile(p.Profile)
+	if err != nil {
+		return nil, Options{}, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	if p.Nodes > 0 {
+		cfg.Nodes = p.Nodes
+	}
+	mode, err := sim.ParseWindowMode(p.Mode)
+	if err != nil {
+		return nil, Options{}, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	loc, err := time.LoadLocation(p.TZ)
+	if err != nil {
+		return nil, Options{}, fmt.Errorf("%w: zone: %w", ErrOptions, err)
+	}
+	start, err := time.ParseInLocation("2006-01-02T15:04:05", p.Start, loc)
+	if err != nil {
+		return nil, Options{}, fmt.Errorf("%w: start: %w", ErrOptions, err)
+	}
+	fto := sim.FromTraceOptions{MaxNodes: cfg.Nodes}
+	if p.InferDeps {
+		fto.Infer = &sim.InferOptions{}
+	}
+	jobs, _, err := sim.FromTrace(tjobs, fto)
+	if err != nil {
+		return nil, Options{}, err
+	}
+	if p.InferCapacity {
+		co := sim.LS6Capacity()
+		co.Nodes = cfg.Nodes
+		cfg.Capacity = sim.InferCapacity(jobs, co)
+	}
+	o := Options{
+		Config: cfg, Mode: mode, Start: start.Unix(),
+		IntervalSec: int64(p.Interval / time.Second), Windows: p.Windows,
+		WarmupSec: int64(p.Warmup / time.Second), WorkloadSec: int64(p.Workload / time.Second),
+		Probes: p.Probes, ChainNodes: p.ChainNodes, Location: loc,
+	}
+	return jobs, o, nil
+}
