@@ -9,7 +9,7 @@ OUT      ?= out
 JOBS     ?= 20000
 SEED     ?= 1
 
-.PHONY: all setup build run test bench fuzz lint clean
+.PHONY: all setup build run test bench fuzz lint check-parquet clean
 
 all: build
 
@@ -56,6 +56,17 @@ lint:
 	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+
+## check-parquet: read the LS6 trace and training samples with DuckDB (an
+## independent reader; needs ../shared and npm)
+check-parquet: build
+	@mkdir -p $(OUT)
+	$(BIN) ingest --tz America/Chicago --cluster ls6 -o $(OUT)/ls6.parquet ../shared/traces/ls6-a100.log --log-level error >/dev/null
+	$(BIN) features build --trace $(OUT)/ls6.parquet --protocol mirage-ls6 -o $(OUT)/train.parquet --log-level error >/dev/null
+	scripts/duckdb.sh \
+	  "SELECT count(*) AS jobs, count(DISTINCT uid) AS users, min(submit) AS first_submit, quantile_cont(epoch(start) - epoch(submit), 0.5) AS wait_p50_s, count(*) FILTER (WHERE epoch(\"end\") - epoch(start) >= timelimit_sec) AS at_limit FROM '$(OUT)/ls6.parquet'" \
+	  "SELECT count(*) AS samples, count(*) FILTER (WHERE label_r_sec > 0) AS interrupted FROM '$(OUT)/train.parquet'" \
+	  "SELECT key::VARCHAR AS key FROM parquet_kv_metadata('$(OUT)/train.parquet')"
 
 clean:
 	rm -rf bin $(OUT)
