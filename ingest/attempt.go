@@ -10,12 +10,15 @@ type attempts map[string]int32
 
 // set sets j.Attempt and remembers j if it may be requeued.
 func (a attempts) set(j *trace.Job) {
-	key := j.Cluster + "\x00" + j.JobID
-	if n, ok := a[key]; ok {
+	// The key is built on the stack; a lookup with string(key) does not
+	// allocate, and most rows only look up.
+	var buf [64]byte
+	key := append(append(append(buf[:0], j.Cluster...), 0), j.JobID...)
+	if n, ok := a[string(key)]; ok {
 		j.Attempt = n
-		delete(a, key)
+		delete(a, string(key))
 	}
 	if j.State.Requeueable() {
-		a[key] = j.Attempt + 1
+		a[string(key)] = j.Attempt + 1
 	}
 }

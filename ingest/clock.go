@@ -29,6 +29,18 @@ func (t localTime) time() time.Time {
 type zone struct {
 	loc   *time.Location
 	cache [512]zoneEntry
+
+	hour isoHour // for parseTime
+}
+
+// isoHour caches the last "YYYY-MM-DDTHH" prefix parsed in one column, so
+// that times in the same hour need only their minutes and seconds parsed,
+// and no zone lookup. It holds only hours whose UTC offset is fixed.
+type isoHour struct {
+	text  [13]byte
+	civil int64 // civil seconds of the hour's start
+	off   int64 // UTC offset valid for the whole hour
+	ok    bool
 }
 
 type zoneEntry struct {
@@ -70,17 +82,8 @@ func (z *zone) resolve(c int64) (first, second int64, ok bool) {
 	if z.loc == nil {
 		return c, c, true
 	}
-	h := floorDiv(c, 3600)
-	e := &z.cache[h&int64(len(z.cache)-1)]
-	if e.ok && e.hour == h {
-		return c - e.off, c - e.off, true
-	}
-	// An hour is cacheable when the offset is the same at both ends of the
-	// range of instants any of its civil times can name.
-	lo, hi := z.offsetAt(h*3600-maxEast), z.offsetAt(h*3600+3599+maxWest)
-	if lo == hi {
-		e.hour, e.off, e.ok = h, lo, true
-		return c - lo, c - lo, true
+	if off, ok := z.hourOffset(floorDiv(c, 3600)); ok {
+		return c - off, c - off, true
 	}
 	// A transition is near: test both candidate offsets.
 	offA, offB := z.offsetAt(c-maxEast), z.offsetAt(c+maxWest)
@@ -95,6 +98,27 @@ func (z *zone) resolve(c int64) (first, second int64, ok bool) {
 		return uB, uB, true
 	}
 	return 0, 0, false
+}
+
+// hourOffset returns the UTC offset of every civil time in civil hour h
+// (hours since 1970-01-01T00 local), and false when a transition is near
+// enough that the offset may differ within it.
+func (z *zone) hourOffset(h int64) (int64, bool) {
+	if z.loc == nil {
+		return 0, true
+	}
+	e := &z.cache[h&int64(len(z.cache)-1)]
+	if e.ok && e.hour == h {
+		return e.off, true
+	}
+	// An hour is cacheable when the offset is the same at both ends of the
+	// range of instants any of its civil times can name.
+	lo, hi := z.offsetAt(h*3600-maxEast), z.offsetAt(h*3600+3599+maxWest)
+	if lo != hi {
+		return 0, false
+	}
+	e.hour, e.off, e.ok = h, lo, true
+	return lo, true
 }
 
 func floorDiv(a, b int64) int64 {
@@ -124,13 +148,16 @@ var daysIn = [13]int64{0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
 // parseTime parses a sacct time field: YYYY-MM-DDTHH:MM:SS (or with a
 // space for T) in the zone, or Unix epoch seconds (SLURM_TIME_FORMAT=%s).
 // "Unknown", "None" and "" (and "N/A") give an unknown time.
-func (z *zone) parseTime(b []byte) (localTime, error) {
+func (z *zone) parseTime(b []byte) (localTime, error) { return z.parseTimeIn(b, &z.hour) }
+
+// parseTimeIn is parseTime with the hour cache of one column.
+func (z *zone) parseTimeIn(b []byte, h *isoHour) (localTime, error) {
 	switch len(b) {
 	case 0:
 		return localTime{}, nil
 	case 19:
 		if b[4] == '-' && b[7] == '-' && (b[10] == 'T' || b[10] == ' ') && b[13] == ':' && b[16] == ':' {
-			return z.parseISO(b)
+			return z.parseISO(b, h)
 		}
 	}
 	if isDigits(b) && len(b) <= 12 {
@@ -147,7 +174,15 @@ func (z *zone) parseTime(b []byte) (localTime, error) {
 	return localTime{}, fmt.Errorf("%w: %q (want YYYY-MM-DDTHH:MM:SS, epoch seconds, Unknown or None)", ErrBadTime, b)
 }
 
-func (z *zone) parseISO(b []byte) (localTime, error) {
+func (z *zone) parseISO(b []byte, hc *isoHour) (localTime, error) {
+	if hc.ok && string(b[:13]) == string(hc.text[:]) {
+		mi, ok1 := digits2(b[14], b[15])
+		s, ok2 := digits2(b[17], b[18])
+		if ok1 && ok2 && mi <= 59 && s <= 59 {
+			u := hc.civil + mi*60 + s - hc.off
+			return localTime{sec: u, alt: u, known: true}, nil
+		}
+	}
 	var v [6]int64
 	pos := [6][2]int{{0, 4}, {5, 7}, {8, 10}, {11, 13}, {14, 16}, {17, 19}}
 	for i, p := range pos {
@@ -167,7 +202,24 @@ func (z *zone) parseISO(b []byte) (localTime, error) {
 	if mo == 2 && d == 29 && !(y%4 == 0 && (y%100 != 0 || y%400 == 0)) {
 		return localTime{}, fmt.Errorf("%w: %q is out of range", ErrBadTime, b)
 	}
-	c := daysFromCivil(y, mo, d)*86400 + h*3600 + mi*60 + s
+	start := daysFromCivil(y, mo, d)*86400 + h*3600
+	hc.ok = false
+	if off, ok := z.hourOffset(start / 3600); ok {
+		copy(hc.text[:], b[:13])
+		hc.civil, hc.off, hc.ok = start, off, true
+	}
+	return z.civil(start+mi*60+s, b)
+}
+
+// digits2 returns the value of two ASCII digits, and false if either is
+// not a digit.
+func digits2(a, b byte) (int64, bool) {
+	a, b = a-'0', b-'0'
+	return int64(a)*10 + int64(b), a <= 9 && b <= 9
+}
+
+// civil resolves civil seconds c, parsed from b, to a localTime.
+func (z *zone) civil(c int64, b []byte) (localTime, error) {
 	first, second, ok := z.resolve(c)
 	if !ok {
 		return localTime{}, fmt.Errorf("%w: %q does not exist in %s (skipped by a DST change; wrong --tz?)", ErrBadTime, b, z.name())

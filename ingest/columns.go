@@ -98,6 +98,10 @@ type rowParser struct {
 	cluster string
 	path    string
 	strs    interner
+	last    [numCols]lastString    // per-column cache in front of strs
+	states  map[string]parsedState // ParseState results by text
+	hours   [4]isoHour             // Submit, Eligible, Start, End
+	tres    [2]lastTRES            // AllocTRES, ReqTRES
 	// ambiguous counts rows with a local time that occurs twice.
 	ambiguous int64
 }
@@ -108,7 +112,16 @@ func (p *rowParser) field(fields [][]byte, c col) []byte {
 	if i < 0 || i >= len(fields) {
 		return nil
 	}
-	return bytes.TrimSpace(fields[i])
+	return trimSpace(fields[i])
+}
+
+// trimSpace is bytes.TrimSpace with a fast path for the usual field that
+// neither starts nor ends with a space (ASCII or, from a byte >= 0x80, not).
+func trimSpace(b []byte) []byte {
+	if len(b) == 0 || b[0] > ' ' && b[0] < 0x80 && b[len(b)-1] > ' ' && b[len(b)-1] < 0x80 {
+		return b
+	}
+	return bytes.TrimSpace(b)
 }
 
 func (p *rowParser) errf(line int64, c col, err error) *ParseError {
@@ -162,17 +175,17 @@ func (p *rowParser) parse(fields [][]byte, line int64, id jobID, rawID []byte, j
 	}
 	j.Cluster = p.cluster
 	if b := p.field(fields, colCluster); len(b) > 0 {
-		j.Cluster = p.strs.get(b)
+		j.Cluster = p.str(b, colCluster)
 	}
-	j.Partition = p.strs.get(p.field(fields, colPartition))
-	j.Account = p.strs.get(p.field(fields, colAccount))
-	j.User = p.strs.get(p.field(fields, colUser))
-	j.Group = p.strs.get(p.field(fields, colGroup))
-	j.QOS = p.strs.get(p.field(fields, colQOS))
+	j.Partition = p.str(p.field(fields, colPartition), colPartition)
+	j.Account = p.str(p.field(fields, colAccount), colAccount)
+	j.User = p.str(p.field(fields, colUser), colUser)
+	j.Group = p.str(p.field(fields, colGroup), colGroup)
+	j.QOS = p.str(p.field(fields, colQOS), colQOS)
 	if b := p.field(fields, colReason); string(b) != "None" {
-		j.Reason = p.strs.get(b)
+		j.Reason = p.str(b, colReason)
 	}
-	j.JobName = p.strs.get(p.field(fields, colJobName))
+	j.JobName = p.str(p.field(fields, colJobName), colJobName)
 	for _, c := range [...]col{colUID, colGID, colPriority} {
 		b := p.field(fields, c)
 		if len(b) == 0 {
@@ -192,7 +205,7 @@ func (p *rowParser) parse(fields [][]byte, line int64, id jobID, rawID []byte, j
 		}
 	}
 	if b := p.field(fields, colState); len(b) > 0 {
-		st, by, err := trace.ParseState(string(b))
+		st, by, err := p.state(b)
 		if err != nil {
 			return p.errf(line, colState, err)
 		}
@@ -216,6 +229,61 @@ func (p *rowParser) parse(fields [][]byte, line int64, id jobID, rawID []byte, j
 	return p.resolveTimes(&t, line, j)
 }
 
+// str interns b, the text of column c.
+func (p *rowParser) str(b []byte, c col) string { return p.last[c].get(p.strs, b) }
+
+// parsedState is a cached trace.ParseState result.
+type parsedState struct {
+	st trace.State
+	by int64
+}
+
+// maxStates bounds the cache of parsed State texts ("CANCELLED by N"
+// varies with N).
+const maxStates = 4096
+
+// state parses a State field, caching the results of valid texts.
+func (p *rowParser) state(b []byte) (trace.State, int64, error) {
+	if r, ok := p.states[string(b)]; ok {
+		return r.st, r.by, nil
+	}
+	st, by, err := trace.ParseState(string(b))
+	if err != nil {
+		return st, by, err
+	}
+	if p.states == nil {
+		p.states = map[string]parsedState{}
+	}
+	if len(p.states) < maxStates {
+		p.states[string(b)] = parsedState{st, by}
+	}
+	return st, by, nil
+}
+
+// lastTRES caches the GPU count of the last TRES text of one column:
+// consecutive jobs often have the same TRES.
+type lastTRES struct {
+	text []byte
+	n    int64
+	ok   bool
+}
+
+// gpus is tresGPUs for column c (colAllocTRES or colReqTRES), cached.
+func (p *rowParser) gpus(c col, b []byte) (int64, bool, error) {
+	t := &p.tres[0]
+	if c == colReqTRES {
+		t = &p.tres[1]
+	}
+	if t.text != nil && string(b) == string(t.text) {
+		return t.n, t.ok, nil
+	}
+	n, ok, err := tresGPUs(b)
+	if err == nil {
+		t.text, t.n, t.ok = append(t.text[:0], b...), n, ok
+	}
+	return n, ok, err
+}
+
 // counts fills NNodes, NCPUs, NGPUs and ReqMemMB.
 func (p *rowParser) counts(fields [][]byte, line int64, j *trace.Job) *ParseError {
 	nodes, perr := p.firstCount(fields, line, colNNodes, colAllocNodes, colReqNodes)
@@ -232,7 +300,7 @@ func (p *rowParser) counts(fields [][]byte, line int64, j *trace.Job) *ParseErro
 		if len(b) == 0 {
 			continue
 		}
-		n, ok, err := tresGPUs(b)
+		n, ok, err := p.gpus(c, b)
 		if err != nil {
 			return p.errf(line, c, err)
 		}
@@ -279,11 +347,11 @@ func (p *rowParser) firstCount(fields [][]byte, line int64, cols ...col) (int64,
 
 func (p *rowParser) times(fields [][]byte, line int64) (times, *ParseError) {
 	t := times{elapsed: -1, limit: limitUnknown}
-	for _, f := range [...]struct {
+	for i, f := range [...]struct {
 		c   col
 		dst *localTime
 	}{{colSubmit, &t.submit}, {colEligible, &t.eligible}, {colStart, &t.start}, {colEnd, &t.end}} {
-		v, err := p.zone.parseTime(p.field(fields, f.c))
+		v, err := p.zone.parseTimeIn(p.field(fields, f.c), &p.hours[i])
 		if err != nil {
 			return t, p.errf(line, f.c, err)
 		}

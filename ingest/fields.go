@@ -119,8 +119,22 @@ func parseMinutes(b []byte) (int64, error) {
 	return n * 60, nil
 }
 
-// memory units in MiB.
-var memUnits = map[byte]float64{'K': 1.0 / 1024, 'M': 1, 'G': 1024, 'T': 1024 * 1024, 'P': 1024 * 1024 * 1024}
+// memUnit returns the size in MiB of memory unit c (upper case).
+func memUnit(c byte) (float64, bool) {
+	switch c {
+	case 'K':
+		return 1.0 / 1024, true
+	case 'M':
+		return 1, true
+	case 'G':
+		return 1024, true
+	case 'T':
+		return 1024 * 1024, true
+	case 'P':
+		return 1024 * 1024 * 1024, true
+	}
+	return 0, false
+}
 
 // parseMem parses ReqMem: a number with an optional unit K, M (default),
 // G, T or P, and an optional old-style suffix n (per node) or c (per CPU).
@@ -139,9 +153,15 @@ func parseMem(b []byte) (mb float64, per byte, err error) {
 		if c >= 'a' && c <= 'z' {
 			c -= 'a' - 'A'
 		}
-		if u, ok := memUnits[c]; ok {
+		if u, ok := memUnit(c); ok {
 			unit, s = u, s[:len(s)-1]
 		}
+	}
+	if len(s) > 0 && len(s) <= 15 && isDigits(s) {
+		// Whole numbers below 10^15 are exact in a float64: the common
+		// "250G" needs no ParseFloat.
+		n, _ := parseInt(s)
+		return float64(n) * unit, per, nil
 	}
 	v, perr := strconv.ParseFloat(string(s), 64)
 	if perr != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) || len(s) == 0 {

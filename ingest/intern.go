@@ -20,3 +20,16 @@ func (in interner) get(b []byte) string {
 	}
 	return s
 }
+
+// lastString is a one-entry cache in front of an interner, for one column:
+// consecutive rows often repeat a value (same user, partition, QOS), and
+// comparing with the last one is cheaper than a map lookup.
+type lastString struct{ s string }
+
+func (c *lastString) get(in interner, b []byte) string {
+	if string(b) == c.s {
+		return c.s
+	}
+	c.s = in.get(b)
+	return c.s
+}

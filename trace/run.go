@@ -17,9 +17,9 @@ type runWriter struct {
 	index   int
 	f       *os.File
 	pw      *parquet.GenericWriter[row]
-	jobs    []Job // batch being converted; rows point into it
-	rowsBuf []row
-	last    Job // held-back job, valid when hasLast
+	cw      *colWriter
+	jobs    []Job // batch waiting to be written
+	last    Job   // held-back job, valid when hasLast
 	hasLast bool
 	rows    int64
 	err     error
@@ -30,14 +30,19 @@ type runFile struct {
 	rows int64
 }
 
-func newRunWriter(f *os.File, index int, opts []parquet.WriterOption) *runWriter {
-	return &runWriter{
-		index:   index,
-		f:       f,
-		pw:      parquet.NewGenericWriter[row](f, opts...),
-		jobs:    make([]Job, 0, writeBatch),
-		rowsBuf: make([]row, writeBatch),
+func newRunWriter(f *os.File, index int, rowGroupRows int, opts []parquet.WriterOption) (*runWriter, error) {
+	pw := parquet.NewGenericWriter[row](f, opts...)
+	cw, err := newColWriter(pw, int64(rowGroupRows))
+	if err != nil {
+		return nil, err
 	}
+	return &runWriter{
+		index: index,
+		f:     f,
+		pw:    pw,
+		cw:    cw,
+		jobs:  make([]Job, 0, writeBatch),
+	}, nil
 }
 
 // add appends j (copied), or replaces the held-back job if j is the same
@@ -69,15 +74,11 @@ func (rw *runWriter) flush() error {
 	if len(rw.jobs) == 0 {
 		return nil
 	}
-	rows := rw.rowsBuf[:len(rw.jobs)]
-	for i := range rw.jobs {
-		toRow(&rows[i], &rw.jobs[i])
-	}
-	if _, err := rw.pw.Write(rows); err != nil {
+	if err := rw.cw.write(rw.jobs); err != nil {
 		rw.err = fmt.Errorf("write sort run: %w", err)
 		return rw.err
 	}
-	rw.rows += int64(len(rows))
+	rw.rows += int64(len(rw.jobs))
 	rw.jobs = rw.jobs[:0]
 	return nil
 }
@@ -93,7 +94,7 @@ func (rw *runWriter) close(meta [][2]string) (*runFile, error) {
 		rw.pw.SetKeyValueMetadata(kv[0], kv[1])
 	}
 	if err == nil {
-		err = rw.pw.Close()
+		err = rw.cw.close()
 	}
 	if cerr := rw.f.Close(); err == nil {
 		err = cerr

@@ -17,10 +17,12 @@ const MetaSchemaVersion = "mirage.trace.schema_version"
 // or with one newer than SchemaVersion.
 var ErrSchemaVersion = errors.New("unsupported trace schema version")
 
-// row is the Parquet representation of a Job. Nullable columns are
-// pointers (or optional fields whose zero value is never valid, such as
-// times and empty strings), so readers such as DuckDB and pandas see SQL
-// NULLs where the input said Unknown or None.
+// row is the Parquet representation of a Job: its schema is the file's,
+// and Reader decodes into it (Writer encodes Jobs column by column
+// instead; see jobColumns). Nullable columns are pointers (or optional
+// fields whose zero value is never valid, such as times and empty
+// strings), so readers such as DuckDB and pandas see SQL NULLs where the
+// input said Unknown or None.
 type row struct {
 	JobID        string `parquet:"job_id"`
 	JobIDRaw     int64  `parquet:"job_id_raw,optional,delta"`
@@ -57,18 +59,6 @@ type row struct {
 	Repair       string `parquet:"repair,optional,dict"`
 	SourceFile   string `parquet:"source_file,dict"`
 	SourceLine   int64  `parquet:"source_line,delta"`
-
-	// Storage for the time pointers above (unexported: not a column).
-	submit, eligible, start, end int64
-}
-
-// millis stores t in *dst and returns dst, or nil for the zero Time.
-func millis(dst *int64, t time.Time) *int64 {
-	if t.IsZero() {
-		return nil
-	}
-	*dst = t.UnixMilli()
-	return dst
 }
 
 func fromMillis(ms *int64) time.Time {
@@ -78,60 +68,11 @@ func fromMillis(ms *int64) time.Time {
 	return time.UnixMilli(*ms).UTC()
 }
 
-// ptrUnless returns p unless *p equals the "unknown" sentinel.
-func ptrUnless(p *int64, unknown int64) *int64 {
-	if *p == unknown {
-		return nil
-	}
-	return p
-}
-
 func valueOr(p *int64, unknown int64) int64 {
 	if p == nil {
 		return unknown
 	}
 	return *p
-}
-
-// toRow converts j; the row's pointers point into j, so j must outlive r.
-func toRow(r *row, j *Job) {
-	*r = row{
-		JobID:        j.JobID,
-		JobIDRaw:     j.JobIDRaw,
-		ArrayJobID:   j.ArrayJobID,
-		ArrayTaskID:  ptrUnless(&j.ArrayTaskID, Unknown),
-		HetJobID:     j.HetJobID,
-		HetOffset:    ptrUnless(&j.HetOffset, Unknown),
-		Cluster:      j.Cluster,
-		Partition:    j.Partition,
-		Account:      j.Account,
-		User:         j.User,
-		UID:          ptrUnless(&j.UID, NoID),
-		Group:        j.Group,
-		GID:          ptrUnless(&j.GID, NoID),
-		JobName:      j.JobName,
-		QOS:          j.QOS,
-		State:        j.State.String(),
-		CancelledBy:  ptrUnless(&j.CancelledBy, NoID),
-		Reason:       j.Reason,
-		ExitCode:     j.ExitCode,
-		ExitSignal:   j.ExitSignal,
-		TimelimitSec: ptrUnless(&j.TimelimitSec, NoLimit),
-		NNodes:       j.NNodes,
-		NCPUs:        j.NCPUs,
-		NGPUs:        j.NGPUs,
-		ReqMemMB:     ptrUnless(&j.ReqMemMB, Unknown),
-		Priority:     ptrUnless(&j.Priority, Unknown),
-		Attempt:      j.Attempt,
-		Steps:        j.Steps,
-		Repair:       j.Repair,
-		SourceFile:   j.SourceFile,
-		SourceLine:   j.SourceLine,
-	}
-	r.Submit = millis(&r.submit, j.Submit)
-	r.Eligible = millis(&r.eligible, j.Eligible)
-	r.Start = millis(&r.start, j.Start)
-	r.End = millis(&r.end, j.End)
 }
 
 func fromRow(j *Job, r *row) error {

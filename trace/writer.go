@@ -208,7 +208,13 @@ func (w *Writer) newRun(index int) (*runWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create sort run: %w", err)
 	}
-	return newRunWriter(f, index, w.writerOptions()), nil
+	rw, err := newRunWriter(f, index, w.opts.RowGroupRows, w.writerOptions())
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return rw, nil
 }
 
 func (w *Writer) writerOptions() []parquet.WriterOption {
@@ -221,10 +227,11 @@ func (w *Writer) writerOptions() []parquet.WriterOption {
 		parquet.DefaultEncodingFor(parquet.Int64, &parquet.DeltaBinaryPacked),
 		parquet.DefaultEncodingFor(parquet.Int32, &parquet.DeltaBinaryPacked),
 	}
-	// Page min/max of text columns help no query and cost a scan of every
-	// page; numeric and time columns keep theirs.
+	// Page min/max of text columns (in the column index and in page
+	// headers) help no query and cost a scan of every page; numeric and
+	// time columns keep theirs.
 	for _, col := range textColumns {
-		opts = append(opts, parquet.SkipPageBounds(col))
+		opts = append(opts, parquet.SkipPageBounds(col), parquet.SkipPageStatistics(col))
 	}
 	return opts
 }

@@ -301,3 +301,47 @@ func TestFormat_V1Fixture(t *testing.T) {
 		t.Errorf("v1 fixture (-want +got):\n%s", diff)
 	}
 }
+
+// TestWriter_SchemaMatchesV1Fixture checks that Writer writes the schema
+// (column names, types, logical types, nullability), compression and null
+// counts of the version-1 fixture. Encodings may differ: the fixture
+// predates delta-encoded integers.
+func TestWriter_SchemaMatchesV1Fixture(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.parquet")
+	writeJobs(t, path, trace.WriterOptions{}, []trace.Job{sparseJob(), fullJob()})
+	got, want := openParquet(t, path), openParquet(t, filepath.Join("testdata", "format_v1", "jobs.parquet"))
+	if diff := cmp.Diff(want.Schema().String(), got.Schema().String()); diff != "" {
+		t.Errorf("schema (-fixture +written):\n%s", diff)
+	}
+	wantCols, gotCols := want.Metadata().RowGroups[0].Columns, got.Metadata().RowGroups[0].Columns
+	if len(gotCols) != len(wantCols) {
+		t.Fatalf("%d columns, fixture has %d", len(gotCols), len(wantCols))
+	}
+	for i := range wantCols {
+		w, g := wantCols[i].MetaData, gotCols[i].MetaData
+		if !slices.Equal(g.PathInSchema, w.PathInSchema) || g.Type != w.Type || g.Codec != w.Codec ||
+			g.NumValues != w.NumValues || g.Statistics.NullCount != w.Statistics.NullCount {
+			t.Errorf("column %d: got %v %v %v values=%d nulls=%d, fixture %v %v %v values=%d nulls=%d", i,
+				g.PathInSchema, g.Type, g.Codec, g.NumValues, g.Statistics.NullCount,
+				w.PathInSchema, w.Type, w.Codec, w.NumValues, w.Statistics.NullCount)
+		}
+	}
+}
+
+func openParquet(t *testing.T, path string) *parquet.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pf
+}

@@ -1,0 +1,18 @@
+//go:build unix
+
+package ingest_test
+
+import (
+	"syscall"
+	"time"
+)
+
+// cpuTime returns the process's user plus system CPU time, or 0 when
+// unavailable.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
