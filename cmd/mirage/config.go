@@ -22,6 +22,17 @@ type Config struct {
 	Trace    TraceConfig    `mapstructure:"trace"`
 	Sim      SimConfig      `mapstructure:"sim"`
 	Features FeaturesConfig `mapstructure:"features"`
+	Train    TrainConfig    `mapstructure:"train"`
+}
+
+// TrainConfig configures `mirage train`.
+type TrainConfig struct {
+	Model   string `mapstructure:"model"`
+	Samples string `mapstructure:"samples"`
+	Output  string `mapstructure:"output"`
+	CV      int    `mapstructure:"cv"`
+	Threads int    `mapstructure:"threads"`
+	Seed    uint64 `mapstructure:"seed"`
 }
 
 // FeaturesConfig configures `mirage features build`. Zero values mean the
@@ -172,6 +183,7 @@ func defaultConfig() Config {
 		Ingest:   IngestConfig{Format: "auto", Progress: true},
 		Sim:      SimConfig{Profile: "default", TZ: "UTC", CapacityBucket: 24 * time.Hour},
 		Features: FeaturesConfig{Protocol: "mirage-ls6", Progress: true},
+		Train:    TrainConfig{Model: "forest", CV: 5, Seed: 1},
 		Synth: SynthConfig{
 			Jobs: 20000, Seed: 1, Nodes: 88, Format: "sacct", Utilisation: 0.7,
 			TZ: "America/Chicago", Start: "2022-11-01T00:00:00", Cluster: "synth",

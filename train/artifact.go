@@ -1,0 +1,167 @@
+package train
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/train/xgbjson"
+)
+
+// Artifact file names.
+const (
+	ModelFile    = "model.json"
+	ManifestFile = "manifest.json"
+	CVFile       = "cv.json"
+)
+
+// Errors of Open and Artifact.Check.
+var (
+	// ErrDigest means model.json does not match the manifest's SHA-256.
+	ErrDigest = errors.New("model digest mismatch")
+	// ErrFeatures means a feature table's names, order or schema version
+	// differ from the manifest's.
+	ErrFeatures = errors.New("feature table does not match the model")
+)
+
+// Manifest is manifest.json.
+type Manifest struct {
+	Kind                 string             `json:"kind"`
+	Target               string             `json:"target"` // "r_hours"
+	Features             []features.Feature `json:"features"`
+	FeatureSchemaVersion int                `json:"feature_schema_version"`
+	Rows                 int                `json:"rows"`
+	Windows              int                `json:"windows"`
+	ChainNodes           []int32            `json:"chain_nodes"`
+	TimeRange            [2]int64           `json:"time_range_unix"` // first and last window start
+	Protocol             string             `json:"protocol"`
+	TraceDigest          string             `json:"trace_sha256"`
+	SimConfig            json.RawMessage    `json:"sim_config,omitempty"`
+	Params               Params             `json:"params"`
+	Rounds               int                `json:"rounds"`
+	CV                   *CVResult          `json:"cv,omitempty"`
+	Seed                 uint64             `json:"seed"`
+	Versions             map[string]string  `json:"versions"`
+	ModelSHA256          string             `json:"model_sha256"`
+}
+
+// WriteArtifact writes model.json, cv.json (when m.CV is set) and
+// manifest.json (last, with model.json's SHA-256) into dir, creating it.
+// Each file is written to a temporary file and renamed.
+func WriteArtifact(dir string, model []byte, m *Manifest) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write artifact: %w", err)
+	}
+	sum := sha256.Sum256(model)
+	m.ModelSHA256 = hex.EncodeToString(sum[:])
+	if err := writeAtomic(filepath.Join(dir, ModelFile), model); err != nil {
+		return err
+	}
+	if m.CV != nil {
+		b, err := json.MarshalIndent(m.CV, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := writeAtomic(filepath.Join(dir, CVFile), append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, ManifestFile), append(b, '\n'))
+}
+
+func writeAtomic(path string, data []byte) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Artifact is a loaded model directory.
+type Artifact struct {
+	Manifest Manifest
+	Model    *xgbjson.Model
+}
+
+// Open reads dir's manifest and model, checks the model's SHA-256 (an
+// error wrapping ErrDigest on mismatch) and parses it with the pure-Go
+// evaluator.
+func Open(dir string) (*Artifact, error) {
+	mb, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return nil, fmt.Errorf("open model: %w", err)
+	}
+	var a Artifact
+	if err := json.Unmarshal(mb, &a.Manifest); err != nil {
+		return nil, fmt.Errorf("open model %s: manifest: %w", dir, err)
+	}
+	model, err := os.ReadFile(filepath.Join(dir, ModelFile))
+	if err != nil {
+		return nil, fmt.Errorf("open model: %w", err)
+	}
+	sum := sha256.Sum256(model)
+	if got := hex.EncodeToString(sum[:]); got != a.Manifest.ModelSHA256 {
+		return nil, fmt.Errorf("open model %s: %w: sha256 %s, manifest says %s", dir, ErrDigest, got, a.Manifest.ModelSHA256)
+	}
+	if a.Model, err = xgbjson.Parse(model); err != nil {
+		return nil, fmt.Errorf("open model %s: %w", dir, err)
+	}
+	if a.Model.NumFeature != len(a.Manifest.Features) {
+		return nil, fmt.Errorf("open model %s: model has %d features, manifest %d", dir, a.Model.NumFeature, len(a.Manifest.Features))
+	}
+	return &a, nil
+}
+
+// Check returns an error wrapping ErrFeatures unless names and
+// schemaVersion are exactly the manifest's.
+func (a *Artifact) Check(names []string, schemaVersion int) error {
+	if schemaVersion != a.Manifest.FeatureSchemaVersion {
+		return fmt.Errorf("%w: feature schema version %d, model wants %d", ErrFeatures, schemaVersion, a.Manifest.FeatureSchemaVersion)
+	}
+	want := make([]string, len(a.Manifest.Features))
+	for i, f := range a.Manifest.Features {
+		want[i] = f.Name
+	}
+	if !slices.Equal(names, want) {
+		return fmt.Errorf("%w: %d features %v..., model wants %d", ErrFeatures, len(names), head(names), len(want))
+	}
+	return nil
+}
+
+func head(s []string) []string { return s[:min(3, len(s))] }
+
+// Predict returns r in hours for every row of s after Check.
+func (a *Artifact) Predict(s *features.Samples, schemaVersion int) ([]float32, error) {
+	if err := a.Check(s.Names, schemaVersion); err != nil {
+		return nil, err
+	}
+	return a.Model.PredictColumns(nil, s.Features), nil
+}
