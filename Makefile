@@ -9,6 +9,14 @@ OUT      ?= out
 JOBS     ?= 20000
 SEED     ?= 1
 
+# XGBOOST_PREFIX: link the libxgboost installed under this prefix (for
+# example a CUDA build on GPU nodes) instead of the system one; see README
+# "GPU nodes".
+ifneq ($(XGBOOST_PREFIX),)
+export CGO_CFLAGS  := -I$(XGBOOST_PREFIX)/include $(CGO_CFLAGS)
+export CGO_LDFLAGS := -L$(XGBOOST_PREFIX)/lib -Wl,-rpath,$(XGBOOST_PREFIX)/lib $(CGO_LDFLAGS)
+endif
+
 .PHONY: all setup build run test bench fuzz lint check-parquet clean
 
 all: build

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,6 +65,30 @@ type Params struct {
 	Seed           uint64  `json:"seed"`
 	// Threads is nthread; 0 means libxgboost's default.
 	Threads int `json:"nthread"`
+	// HuberSlope is pseudo-Huber's delta in hours (reg:pseudohubererror
+	// only; 0 means XGBoost's default, 1).
+	HuberSlope float64 `json:"huber_slope,omitempty"`
+	// Device is where to train, resolved to DeviceCPU or DeviceCUDA
+	// (see ResolveDevice) before Fit.
+	Device Device `json:"device"`
+}
+
+// Objectives by their short names.
+const (
+	ObjectiveSquared     = "reg:squarederror"
+	ObjectivePseudoHuber = "reg:pseudohubererror"
+)
+
+// ParseObjective maps "squared" or "pseudohuber" (or XGBoost's own name)
+// to XGBoost's objective name.
+func ParseObjective(s string) (string, error) {
+	switch s {
+	case "squared", ObjectiveSquared:
+		return ObjectiveSquared, nil
+	case "pseudohuber", ObjectivePseudoHuber:
+		return ObjectivePseudoHuber, nil
+	}
+	return "", fmt.Errorf("objective %q: want squared or pseudohuber", s)
 }
 
 // DefaultParams returns the defaults of kind k.
@@ -79,14 +104,19 @@ func DefaultParams(k Kind) Params {
 
 func (p Params) xgb() []xgboost.Param {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	ps := []xgboost.Param{
-		{Key: "booster", Value: "gbtree"}, {Key: "tree_method", Value: "hist"},
+	lib, _ := xgboost.Version()
+	ps := []xgboost.Param{{Key: "booster", Value: "gbtree"}}
+	ps = append(ps, DeviceParams(p.Device, lib)...)
+	ps = append(ps, []xgboost.Param{
 		{Key: "objective", Value: p.Objective}, {Key: "max_depth", Value: strconv.Itoa(p.MaxDepth)},
 		{Key: "eta", Value: f(p.Eta)}, {Key: "subsample", Value: f(p.Subsample)},
 		{Key: "colsample_bynode", Value: f(p.ColsampleByNode)},
 		{Key: "num_parallel_tree", Value: strconv.Itoa(max(1, p.NumParallelTree))},
 		{Key: "min_child_weight", Value: f(p.MinChildWeight)},
 		{Key: "seed", Value: strconv.FormatUint(p.Seed, 10)}, {Key: "eval_metric", Value: "rmse"},
+	}...)
+	if p.Objective == ObjectivePseudoHuber && p.HuberSlope > 0 {
+		ps = append(ps, xgboost.Param{Key: "huber_slope", Value: f(p.HuberSlope)})
 	}
 	if p.Threads > 0 {
 		ps = append(ps, xgboost.Param{Key: "nthread", Value: strconv.Itoa(p.Threads)})
@@ -139,6 +169,11 @@ type Fitted struct {
 // stops early on valid's RMSE and keeps the best rounds; with valid empty
 // it runs p.Rounds rounds.
 func Fit(ctx context.Context, d *Data, train, valid []int, p Params) (*Fitted, error) {
+	// libxgboost keeps its random engine per OS thread and reseeds it when
+	// a booster is configured; keep every call of this fit on one thread so
+	// the same seed gives the same trees (cgo calls may otherwise hop).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	dt, err := d.dmatrix(train)
 	if err != nil {
 		return nil, err

@@ -40,6 +40,9 @@ func Run(ctx context.Context, s *features.Samples, meta SamplesMeta, dir string,
 	if s.Len() == 0 {
 		return nil, fmt.Errorf("train: no samples")
 	}
+	if len(s.LabelRSec) != s.Len() {
+		return nil, fmt.Errorf("train: %w: no %s column", ErrSamples, features.ColLabelR)
+	}
 	d := NewData(s)
 	p := opts.Params
 	gap := opts.GapSec

@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -41,7 +42,13 @@ func (m SamplesMeta) WindowSpan() time.Duration {
 	return 7 * 24 * time.Hour
 }
 
-// ReadSamples reads a samples file written by features.WriteParquet.
+// ErrSamples means a file is not a readable samples table: no feature
+// metadata, or a missing or mistyped column.
+var ErrSamples = errors.New("not a samples table")
+
+// ReadSamples reads a samples file written by features.WriteParquet. The
+// label columns are optional: without them s.LabelRSec and
+// s.LabelWaitSec are nil.
 func ReadSamples(ctx context.Context, path string) (*features.Samples, SamplesMeta, error) {
 	var meta SamplesMeta
 	f, err := os.Open(path)
@@ -55,7 +62,7 @@ func ReadSamples(ctx context.Context, path string) (*features.Samples, SamplesMe
 	}
 	defer pf.Close()
 	if meta, err = readMeta(pf); err != nil {
-		return nil, meta, fmt.Errorf("read samples %s: %w", path, err)
+		return nil, meta, fmt.Errorf("read samples %s: %w: %w", path, ErrSamples, err)
 	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 * 1024}, memory.DefaultAllocator)
 	if err != nil {
@@ -68,7 +75,7 @@ func ReadSamples(ctx context.Context, path string) (*features.Samples, SamplesMe
 	defer tbl.Release()
 	s, err := fromTable(tbl, meta)
 	if err != nil {
-		return nil, meta, fmt.Errorf("read samples %s: %w", path, err)
+		return nil, meta, fmt.Errorf("read samples %s: %w: %w", path, ErrSamples, err)
 	}
 	return s, meta, nil
 }
@@ -129,11 +136,17 @@ func fromTable(tbl arrow.Table, meta SamplesMeta) (*features.Samples, error) {
 	if s.ProbeTime, err = ints[int64, *array.Int64](col, features.ColProbeTime); err != nil {
 		return nil, err
 	}
-	if s.LabelRSec, err = ints[int64, *array.Int64](col, features.ColLabelR); err != nil {
-		return nil, err
-	}
-	if s.LabelWaitSec, err = ints[int64, *array.Int64](col, features.ColLabelWait); err != nil {
-		return nil, err
+	// Labels are optional (a feature table to predict may have none).
+	for _, l := range []struct {
+		name string
+		dst  *[]int64
+	}{{features.ColLabelR, &s.LabelRSec}, {features.ColLabelWait, &s.LabelWaitSec}} {
+		if len(sch.FieldIndices(l.name)) == 0 {
+			continue
+		}
+		if *l.dst, err = ints[int64, *array.Int64](col, l.name); err != nil {
+			return nil, err
+		}
 	}
 	for _, f := range meta.Features {
 		v, err := ints[float64, *array.Float64](col, f.Name)

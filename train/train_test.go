@@ -3,6 +3,7 @@
 package train
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -179,5 +180,46 @@ for v in b.predict(xgb.DMatrix(x, missing=np.nan)): print(repr(float(v)))`
 		if math.Abs(v-float64(want[i])) > 1e-5 {
 			t.Fatalf("row %d: python %v, libxgboost %v", i, v, want[i])
 		}
+	}
+}
+
+// TestRun_Deterministic: the same samples, parameters and seed give
+// byte-identical model.json and cv.json, cross-validation and early
+// stopping included (libxgboost's per-thread random engine must not see
+// calls hop between OS threads).
+func TestRun_Deterministic(t *testing.T) {
+	s, meta := synth()
+	for _, k := range []Kind{KindForest, KindXGBoost} {
+		t.Run(k.String(), func(t *testing.T) {
+			p := DefaultParams(k)
+			p.NumParallelTree = min(p.NumParallelTree, 20)
+			p.Rounds = min(p.Rounds, 60)
+			p.Threads = 2
+			var files [2][2][]byte
+			for i := range files {
+				dir := filepath.Join(t.TempDir(), "m")
+				done := make(chan error, 1)
+				// A fresh goroutine each time, so the OS thread differs.
+				go func() {
+					_, err := Run(context.Background(), s, meta, dir, Options{Params: p, K: 3, Version: "test"})
+					done <- err
+				}()
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+				for j, name := range []string{ModelFile, "cv.json"} {
+					b, err := os.ReadFile(filepath.Join(dir, name))
+					if err != nil {
+						t.Fatal(err)
+					}
+					files[i][j] = b
+				}
+			}
+			for j, name := range []string{ModelFile, "cv.json"} {
+				if !bytes.Equal(files[0][j], files[1][j]) {
+					t.Errorf("%s differs between two identical runs", name)
+				}
+			}
+		})
 	}
 }

@@ -38,7 +38,98 @@ early stopping on the latest training windows).
 	f.Int("cv", d.CV, "cross-validation folds (0 = none)")
 	f.Int("threads", 0, "XGBoost threads (0 = its default)")
 	f.Uint64("seed", d.Seed, "XGBoost seed")
+	f.String("device", d.Device, "training device: cpu, cuda (needs a CUDA build of libxgboost) or auto")
+	f.String("objective", "", "loss on r: squared or pseudohuber (default squared; config train.params.objective)")
+	f.Float64("huber-slope", 0, "pseudo-Huber delta in hours (default 1; config train.params.huber_slope)")
+	f.Int("max-depth", 0, "maximum tree depth (0 = model default; config train.params.max_depth)")
+	f.Float64("eta", 0, "learning rate (0 = model default; config train.params.eta)")
+	f.Int("rounds", 0, "maximum boosting rounds, xgboost (0 = default; config train.params.rounds)")
+	f.Int("trees", 0, "trees per round, forest (0 = default; config train.params.trees)")
 	return cmd
+}
+
+// trainParams returns kind's defaults overridden by the config file's
+// train.params.* and then by the flags the user set.
+func trainParams(cmd *cobra.Command, kind train.Kind, c TrainConfig) (train.Params, error) {
+	pc := c.Params
+	f := cmd.Flags()
+	if f.Changed("objective") {
+		pc.Objective, _ = f.GetString("objective")
+	}
+	if f.Changed("huber-slope") {
+		pc.HuberSlope, _ = f.GetFloat64("huber-slope")
+	}
+	if f.Changed("max-depth") {
+		pc.MaxDepth, _ = f.GetInt("max-depth")
+	}
+	if f.Changed("eta") {
+		pc.Eta, _ = f.GetFloat64("eta")
+	}
+	if f.Changed("rounds") {
+		pc.Rounds, _ = f.GetInt("rounds")
+	}
+	if f.Changed("trees") {
+		pc.Trees, _ = f.GetInt("trees")
+	}
+	p := train.DefaultParams(kind)
+	p.Seed, p.Threads = c.Seed, c.Threads
+	if pc.Objective != "" {
+		o, err := train.ParseObjective(pc.Objective)
+		if err != nil {
+			return p, usageError{err}
+		}
+		p.Objective = o
+	}
+	setPos := func(dst *float64, v float64) {
+		if v > 0 {
+			*dst = v
+		}
+	}
+	setInt := func(dst *int, v int) {
+		if v > 0 {
+			*dst = v
+		}
+	}
+	setPos(&p.HuberSlope, pc.HuberSlope)
+	setInt(&p.MaxDepth, pc.MaxDepth)
+	setPos(&p.Eta, pc.Eta)
+	setInt(&p.Rounds, pc.Rounds)
+	setInt(&p.NumParallelTree, pc.Trees)
+	setPos(&p.Subsample, pc.Subsample)
+	setPos(&p.ColsampleByNode, pc.ColsampleByNode)
+	setPos(&p.MinChildWeight, pc.MinChildWeight)
+	setInt(&p.EarlyStopping, pc.EarlyStopping)
+	setPos(&p.ValidShare, pc.ValidShare)
+	if pc.MaxDepth < 0 || pc.Eta < 0 || pc.Rounds < 0 || pc.Trees < 0 || pc.HuberSlope < 0 ||
+		p.Subsample > 1 || p.ColsampleByNode > 1 || p.ValidShare >= 1 {
+		return p, usagef("train: parameters out of range: %+v", pc)
+	}
+	return p, nil
+}
+
+// resolveDevice parses --device and checks it against the linked library:
+// cuda without CUDA fails at once; auto without CUDA falls back to CPU
+// with one log line.
+func resolveDevice(g *globalOptions, s string) (train.Device, error) {
+	d, err := train.ParseDevice(s)
+	if err != nil {
+		return 0, usageError{err}
+	}
+	if d == train.DeviceCPU {
+		return d, nil
+	}
+	lib, cuda, err := train.LibraryCUDA()
+	if err != nil {
+		return 0, err
+	}
+	r, fallback, err := train.ResolveDevice(d, lib, cuda)
+	if err != nil {
+		return 0, usageError{err}
+	}
+	if fallback {
+		g.log().Info("device auto: libxgboost has no CUDA, training on the CPU", "libxgboost", lib.String())
+	}
+	return r, nil
 }
 
 // trainSummary is the JSON of `mirage train`.
@@ -72,8 +163,13 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	p := train.DefaultParams(kind)
-	p.Seed, p.Threads = c.Seed, c.Threads
+	p, err := trainParams(cmd, kind, c)
+	if err != nil {
+		return err
+	}
+	if p.Device, err = resolveDevice(g, c.Device); err != nil {
+		return err
+	}
 	opts := train.Options{Params: p, K: c.CV, Version: version}
 	m, err := train.Run(cmd.Context(), s, meta, c.Output, opts)
 	if err != nil {

@@ -15,25 +15,7 @@ import (
 func TestTrain_JSON(t *testing.T) {
 	dir := t.TempDir()
 	samples := filepath.Join(dir, "s.parquet")
-	r := rand.New(rand.NewPCG(1, 1))
-	s := features.Samples{Names: []string{"a", "b"}, Features: make([][]float64, 2)}
-	for w := range 30 {
-		for p := range 4 {
-			s.WindowID = append(s.WindowID, int32(w))
-			s.WindowStart = append(s.WindowStart, int64(w)*14400)
-			s.ChainNodes = append(s.ChainNodes, 1)
-			s.ProbeTime = append(s.ProbeTime, int64(w)*14400+int64(p))
-			a, b := r.Float64(), r.Float64()
-			s.Features[0] = append(s.Features[0], a)
-			s.Features[1] = append(s.Features[1], b)
-			s.LabelRSec = append(s.LabelRSec, int64(a*7200-3600))
-			s.LabelWaitSec = append(s.LabelWaitSec, 0)
-		}
-	}
-	meta := features.FileMeta{Protocol: "test", Options: map[string]any{"warmup": 3600e9, "workload": 3600e9}}
-	if err := features.WriteParquet(samples, &s, meta); err != nil {
-		t.Fatal(err)
-	}
+	writeSamples(t, samples, []string{"a", "b"})
 	out := filepath.Join(dir, "model")
 	stdout, stderr, code := run(t, "train", "--model", "forest", "--samples", samples, "-o", out, "--cv", "3", "--json")
 	if code != 0 {
@@ -53,5 +35,65 @@ func TestTrain_JSON(t *testing.T) {
 	}
 	if _, e, code := run(t, "train", "--model", "tree", "--samples", samples, "-o", out); code != 3 {
 		t.Errorf("bad --model: exit %d, want 3 (usage): %s", code, e)
+	}
+	if _, e, code := run(t, "train", "--samples", samples, "-o", out, "--objective", "l1"); code != 3 {
+		t.Errorf("bad --objective: exit %d, want 3 (usage): %s", code, e)
+	}
+	if _, e, code := run(t, "train", "--samples", samples, "-o", out, "--device", "gpu"); code != 3 {
+		t.Errorf("bad --device: exit %d, want 3 (usage): %s", code, e)
+	}
+}
+
+func TestTrain_ParamsFromConfig(t *testing.T) {
+	dir := t.TempDir()
+	samples := filepath.Join(dir, "s.parquet")
+	writeSamples(t, samples, []string{"a", "b"})
+	cfg := filepath.Join(dir, "mirage.yaml")
+	if err := os.WriteFile(cfg, []byte("train:\n  params:\n    max_depth: 3\n    trees: 7\n    objective: pseudohuber\n    huber_slope: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "model")
+	if _, e, code := run(t, "--config", cfg, "train", "--samples", samples, "-o", out, "--cv", "0", "--trees", "5"); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Params map[string]any `json:"params"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"max_depth": 3.0, "num_parallel_tree": 5.0, "objective": "reg:pseudohubererror", "huber_slope": 2.0, "device": "cpu"}
+	for k, v := range want {
+		if m.Params[k] != v {
+			t.Errorf("params[%s] = %v, want %v", k, m.Params[k], v)
+		}
+	}
+}
+
+// writeSamples writes 30 windows x 4 probes of samples with features names.
+func writeSamples(t *testing.T, path string, names []string) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(1, 1))
+	s := features.Samples{Names: names, Features: make([][]float64, 2)}
+	for w := range 30 {
+		for p := range 4 {
+			s.WindowID = append(s.WindowID, int32(w))
+			s.WindowStart = append(s.WindowStart, int64(w)*14400)
+			s.ChainNodes = append(s.ChainNodes, 1)
+			s.ProbeTime = append(s.ProbeTime, int64(w)*14400+int64(p))
+			a, b := r.Float64(), r.Float64()
+			s.Features[0] = append(s.Features[0], a)
+			s.Features[1] = append(s.Features[1], b)
+			s.LabelRSec = append(s.LabelRSec, int64(a*7200-3600))
+			s.LabelWaitSec = append(s.LabelWaitSec, 0)
+		}
+	}
+	meta := features.FileMeta{Protocol: "test", Options: map[string]any{"warmup": 3600e9, "workload": 3600e9}}
+	if err := features.WriteParquet(path, &s, meta); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -23,6 +23,14 @@ type Config struct {
 	Sim      SimConfig      `mapstructure:"sim"`
 	Features FeaturesConfig `mapstructure:"features"`
 	Train    TrainConfig    `mapstructure:"train"`
+	Predict  PredictConfig  `mapstructure:"predict"`
+}
+
+// PredictConfig configures `mirage predict`.
+type PredictConfig struct {
+	Model   string `mapstructure:"model"`
+	Samples string `mapstructure:"samples"`
+	Output  string `mapstructure:"output"`
 }
 
 // TrainConfig configures `mirage train`.
@@ -33,6 +41,26 @@ type TrainConfig struct {
 	CV      int    `mapstructure:"cv"`
 	Threads int    `mapstructure:"threads"`
 	Seed    uint64 `mapstructure:"seed"`
+	Device  string `mapstructure:"device"`
+	// Params are model parameters (train.params.*); zero means the
+	// model's default. Flags --objective, --huber-slope, --max-depth,
+	// --eta, --rounds and --trees override them.
+	Params TrainParams `mapstructure:"params"`
+}
+
+// TrainParams are the config-file model parameters (train.params.*).
+type TrainParams struct {
+	Objective       string  `mapstructure:"objective"` // squared or pseudohuber
+	HuberSlope      float64 `mapstructure:"huber_slope"`
+	MaxDepth        int     `mapstructure:"max_depth"`
+	Eta             float64 `mapstructure:"eta"`
+	Rounds          int     `mapstructure:"rounds"`
+	Trees           int     `mapstructure:"trees"` // num_parallel_tree (forest)
+	Subsample       float64 `mapstructure:"subsample"`
+	ColsampleByNode float64 `mapstructure:"colsample_bynode"`
+	MinChildWeight  float64 `mapstructure:"min_child_weight"`
+	EarlyStopping   int     `mapstructure:"early_stopping_rounds"`
+	ValidShare      float64 `mapstructure:"valid_share"`
 }
 
 // FeaturesConfig configures `mirage features build`. Zero values mean the
@@ -183,7 +211,7 @@ func defaultConfig() Config {
 		Ingest:   IngestConfig{Format: "auto", Progress: true},
 		Sim:      SimConfig{Profile: "default", TZ: "UTC", CapacityBucket: 24 * time.Hour},
 		Features: FeaturesConfig{Protocol: "mirage-ls6", Progress: true},
-		Train:    TrainConfig{Model: "forest", CV: 5, Seed: 1},
+		Train:    TrainConfig{Model: "forest", CV: 5, Seed: 1, Device: "cpu"},
 		Synth: SynthConfig{
 			Jobs: 20000, Seed: 1, Nodes: 88, Format: "sacct", Utilisation: 0.7,
 			TZ: "America/Chicago", Start: "2022-11-01T00:00:00", Cluster: "synth",

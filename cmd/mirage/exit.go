@@ -8,6 +8,7 @@ import (
 
 	"github.com/mirage-hpc/mirage/ingest"
 	"github.com/mirage-hpc/mirage/trace"
+	"github.com/mirage-hpc/mirage/train"
 )
 
 // Exit codes, listed in the root command's help.
@@ -23,7 +24,8 @@ const exitCodesHelp = `Exit status:
   0    success
   1    failure (I/O or internal error)
   2    bad input data: a bad row with --strict (the message names file:line: field),
-       an unknown or fixed-width format, an empty or header-only input
+       an unknown or fixed-width format, an empty or header-only input; a samples
+       table whose features differ from the model's, a model failing its sha256
   3    bad usage: unknown flag, bad flag value, unreadable config file
   130  interrupted (SIGINT, SIGTERM)`
 
@@ -45,7 +47,8 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.As(err, &ue):
 		return exitUsage
-	case ingest.IsInputError(err), errors.Is(err, trace.ErrSchemaVersion), errors.Is(err, trace.ErrBadState):
+	case ingest.IsInputError(err), errors.Is(err, trace.ErrSchemaVersion), errors.Is(err, trace.ErrBadState),
+		errors.Is(err, train.ErrFeatures), errors.Is(err, train.ErrDigest), errors.Is(err, train.ErrSamples):
 		return exitBadInput
 	}
 	return exitFailure

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mirage-hpc/mirage/train"
+)
+
+func newPredictCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "predict --model DIR --samples S.parquet -o P.parquet",
+		Short: "Predict r (hours) for a samples table with a trained model (pure Go, no libxgboost)",
+		Long: `Load a model directory written by mirage train (checking model.json against the
+manifest's sha256), check that the samples table has exactly the model's features,
+in order, and feature schema version, and write P.parquet with the columns
+window_id, chain_nodes, probe_time, label_r_sec (when the samples have labels) and
+predicted_r_hours. Prediction uses the pure-Go evaluator of the XGBoost JSON model.
+
+` + exitCodesHelp,
+		Args:        usageArgs(cobra.NoArgs),
+		Annotations: map[string]string{configSection: "predict"},
+		GroupID:     "sim",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPredict(cmd, g)
+		},
+	}
+	f := cmd.Flags()
+	f.String("model", "", "model directory (from mirage train); required")
+	f.String("samples", "", "samples file (Parquet, from mirage features build); required")
+	f.StringP("output", "o", "", "output predictions file (Parquet); required")
+	return cmd
+}
+
+// predictSummary is the JSON of `mirage predict`.
+type predictSummary struct {
+	Model      string  `json:"model"`
+	Kind       string  `json:"kind"`
+	Output     string  `json:"output"`
+	Rows       int     `json:"rows"`
+	WallSec    float64 `json:"wall_sec"`
+	RowsPerSec float64 `json:"rows_per_sec"` // prediction only
+	// MAEH is the mean absolute error in hours when the samples have labels.
+	MAEH *float64 `json:"mae_h,omitempty"`
+}
+
+func runPredict(cmd *cobra.Command, g *globalOptions) error {
+	c := g.cfg.Predict
+	if c.Model == "" || c.Samples == "" || c.Output == "" {
+		return usagef("predict: --model, --samples and -o are required")
+	}
+	began := time.Now()
+	a, err := train.Open(c.Model)
+	if err != nil {
+		return err
+	}
+	s, meta, err := train.ReadSamples(cmd.Context(), c.Samples)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	pred, err := a.Predict(s, meta.SchemaVersion)
+	if err != nil {
+		return fmt.Errorf("predict %s with %s: %w", c.Samples, c.Model, err)
+	}
+	predSec := time.Since(t0).Seconds()
+	if err := train.WritePredictions(c.Output, s, pred, c.Model+" sha256:"+a.Manifest.ModelSHA256); err != nil {
+		return err
+	}
+	sum := predictSummary{Model: c.Model, Kind: a.Manifest.Kind, Output: c.Output, Rows: s.Len(),
+		WallSec: time.Since(began).Seconds()}
+	if predSec > 0 {
+		sum.RowsPerSec = float64(s.Len()) / predSec
+	}
+	if len(s.LabelRSec) == s.Len() && s.Len() > 0 {
+		var mae float64
+		for i, p := range pred {
+			d := float64(p) - float64(s.LabelRSec[i])/3600
+			mae += max(d, -d)
+		}
+		mae /= float64(s.Len())
+		sum.MAEH = &mae
+	}
+	if g.cfg.JSON {
+		b, err := json.MarshalIndent(sum, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(g.stdout, string(b))
+		return err
+	}
+	fmt.Fprintf(g.stdout, "%s (%s): %d rows in %.2f s\n", c.Model, sum.Kind, sum.Rows, sum.WallSec)
+	if sum.MAEH != nil {
+		fmt.Fprintf(g.stdout, "MAE %.2f h against label_r_sec\n", *sum.MAEH)
+	}
+	fmt.Fprintf(g.stdout, "wrote %s\n", c.Output)
+	return nil
+}
