@@ -23,7 +23,7 @@ predicted_r_hours. Prediction uses the pure-Go evaluator of the XGBoost JSON mod
 ` + exitCodesHelp,
 		Args:        usageArgs(cobra.NoArgs),
 		Annotations: map[string]string{configSection: "predict"},
-		GroupID:     "sim",
+		GroupID:     "models",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPredict(cmd, g)
 		},

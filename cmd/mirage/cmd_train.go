@@ -25,7 +25,7 @@ early stopping on the latest training windows).
 ` + exitCodesHelp,
 		Args:        usageArgs(cobra.NoArgs),
 		Annotations: map[string]string{configSection: "train"},
-		GroupID:     "sim",
+		GroupID:     "models",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTrain(cmd, g)
 		},
