@@ -24,6 +24,25 @@ type Config struct {
 	Features FeaturesConfig `mapstructure:"features"`
 	Train    TrainConfig    `mapstructure:"train"`
 	Predict  PredictConfig  `mapstructure:"predict"`
+	Evaluate EvaluateConfig `mapstructure:"evaluate"`
+}
+
+// EvaluateConfig configures `mirage evaluate`. Zero values mean the
+// protocol's.
+type EvaluateConfig struct {
+	Trace    string        `mapstructure:"trace"`
+	Protocol string        `mapstructure:"protocol"`
+	Output   string        `mapstructure:"output"`
+	Policy   string        `mapstructure:"policy"`
+	Nodes    string        `mapstructure:"nodes"` // chain sizes, comma-separated
+	Start    string        `mapstructure:"start"`
+	Windows  int           `mapstructure:"windows"`
+	Interval time.Duration `mapstructure:"interval"`
+	Decision time.Duration `mapstructure:"decision"`
+	Theta    string        `mapstructure:"theta"` // hours, comma-separated (a sweep)
+	Margin   time.Duration `mapstructure:"margin"`
+	Workers  int           `mapstructure:"workers"`
+	Progress bool          `mapstructure:"progress"`
 }
 
 // PredictConfig configures `mirage predict`.
@@ -212,6 +231,8 @@ func defaultConfig() Config {
 		Sim:      SimConfig{Profile: "default", TZ: "UTC", CapacityBucket: 24 * time.Hour},
 		Features: FeaturesConfig{Protocol: "mirage-ls6", Progress: true},
 		Train:    TrainConfig{Model: "forest", CV: 5, Seed: 1, Device: "cpu"},
+		Evaluate: EvaluateConfig{Protocol: "mirage-ls6-val", Policy: "reactive,immediate,avg,slurm-estimate,oracle",
+			Decision: 10 * time.Minute, Progress: true},
 		Synth: SynthConfig{
 			Jobs: 20000, Seed: 1, Nodes: 88, Format: "sacct", Utilisation: 0.7,
 			TZ: "America/Chicago", Start: "2022-11-01T00:00:00", Cluster: "synth",

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mirage-hpc/mirage/evaluate"
+	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/trace"
+)
+
+func newEvaluateCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "evaluate --trace T.parquet --protocol NAME --policy LIST -o DIR",
+		Short: "Replay provisioning policies on a protocol's windows and compute their metrics",
+		Long: `For each window of the protocol and each chain size, simulate the cluster, submit
+the predecessor P after the warm-up and, every decision interval from P's
+submission (and at P's start), ask each policy whether to submit the successor Q
+now; Q is forced at P's end. Each policy's outcome r = Q.start - P.end comes from
+a fork of the same window. Writes DIR/metrics.json and DIR/windows.csv.
+
+Policies: reactive, immediate, avg, slurm-estimate, oracle, forest:DIR,
+xgboost:DIR (models from mirage train; --theta 0.25,0.5,1 sweeps θ).
+Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
+
+` + exitCodesHelp,
+		Args:        usageArgs(cobra.NoArgs),
+		Annotations: map[string]string{configSection: "evaluate"},
+		GroupID:     "models",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runEvaluate(cmd, g)
+		},
+	}
+	f := cmd.Flags()
+	d := defaultConfig().Evaluate
+	f.String("trace", "", "trace file (Parquet, from mirage ingest); required")
+	f.String("protocol", d.Protocol, "preset: "+strings.Join(features.ProtocolNames, ", "))
+	f.StringP("output", "o", "", "output directory; required")
+	f.String("policy", d.Policy, "comma-separated policies")
+	f.String("nodes", "", "comma-separated chain sizes, e.g. 1,8 (empty = the protocol's)")
+	f.String("start", "", "first window start, YYYY-MM-DDTHH:MM:SS in the protocol's zone (empty = the protocol's)")
+	f.Int("windows", 0, "windows per chain size (0 = the protocol's)")
+	f.Duration("interval", 0, "time between window starts (0 = the protocol's)")
+	f.Duration("decision", d.Decision, "decision interval")
+	f.String("theta", "", "model threshold θ in hours, comma-separated for a sweep (empty = 0.5)")
+	f.Duration("margin", 0, "slurm-estimate margin before P's end")
+	f.Int("workers", 0, "windows replayed at once (0 = GOMAXPROCS); the output does not depend on it")
+	f.Bool("progress", d.Progress, "draw progress on stderr when it is a terminal")
+	return cmd
+}
+
+// evaluateSummary is the JSON of `mirage evaluate`.
+type evaluateSummary struct {
+	Protocol string           `json:"protocol"`
+	Output   string           `json:"output"`
+	WallSec  float64          `json:"wall_sec"`
+	Metrics  evaluate.Metrics `json:"metrics"`
+}
+
+func parseFloats(flag, s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			return nil, usagef("--%s %q: want numbers separated by commas", flag, s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
+	c := g.cfg.Evaluate
+	if c.Trace == "" || c.Output == "" {
+		return usagef("evaluate: --trace and -o are required")
+	}
+	if c.Decision <= 0 || c.Decision%time.Second != 0 {
+		return usagef("--decision %v: want a positive whole number of seconds", c.Decision)
+	}
+	p, err := featuresProtocol(FeaturesConfig{Protocol: c.Protocol, Start: c.Start, Windows: c.Windows,
+		Interval: c.Interval, ChainNodes: c.Nodes})
+	if err != nil {
+		return err
+	}
+	thetas, err := parseFloats("theta", c.Theta)
+	if err != nil {
+		return err
+	}
+	policies, err := evaluate.ParsePolicies(c.Policy, thetas, int64(c.Margin/time.Second))
+	if err != nil {
+		if errors.Is(err, evaluate.ErrPolicy) {
+			return usageError{err}
+		}
+		return err
+	}
+	tjobs, err := trace.ReadAll(c.Trace)
+	if err != nil {
+		return err
+	}
+	jobs, fo, err := p.Prepare(tjobs)
+	if err != nil {
+		if errors.Is(err, features.ErrOptions) {
+			return usageError{err}
+		}
+		return err
+	}
+	opts := evaluate.Options{Features: fo, DecisionSec: int64(c.Decision / time.Second), Workers: c.Workers}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	bar := newProgressBar(g.stderr, c.Progress && !g.cfg.JSON)
+	if bar.on {
+		opts.Progress = func(done, total int) {
+			fmt.Fprintf(bar.w, "\r\033[Kevaluate %d/%d windows", done, total)
+			bar.drawn = true
+		}
+	}
+	began := time.Now()
+	res, err := evaluate.Replay(cmd.Context(), jobs, policies, opts)
+	bar.finish()
+	if err != nil {
+		if errors.Is(err, features.ErrOptions) {
+			return usageError{err}
+		}
+		return err
+	}
+	m := evaluate.Compute(res.Rows)
+	if err := evaluate.WriteDir(c.Output, m, res.Rows); err != nil {
+		return err
+	}
+	sum := evaluateSummary{Protocol: p.Name, Output: c.Output, WallSec: time.Since(began).Seconds(), Metrics: m}
+	g.log().Info("evaluated", "protocol", p.Name, "windows", m.Windows, "policies", len(res.Policies), "wall_sec", sum.WallSec)
+	if g.cfg.JSON {
+		b, err := json.MarshalIndent(sum, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(g.stdout, string(b))
+		return err
+	}
+	fmt.Fprintf(g.stdout, "%s: %d windows in %.1f s\n", p.Name, m.Windows, sum.WallSec)
+	fmt.Fprintf(g.stdout, "%-28s %8s %8s %8s %6s %8s %8s %8s %10s %8s\n",
+		"policy", "mean_i_h", "med_i_h", "p90_i_h", "zero", "rescued", "reduct", "ovl_h", "waste_nh", "gap_h")
+	for _, name := range res.Policies {
+		s := m.Policies[name].Summary
+		gap := "-"
+		if s.GapToOracleInterruptionH != nil {
+			gap = fmt.Sprintf("%.2f", *s.GapToOracleInterruptionH)
+		}
+		fmt.Fprintf(g.stdout, "%-28s %8.2f %8.2f %8.2f %6.3f %8.3f %8.3f %8.2f %10.1f %8s\n", name,
+			s.MeanInterruptionH, s.MedianInterruptionH, s.P90InterruptionH, s.ZeroInterruptionShare,
+			s.RescuedShare, s.InterruptionReduction, s.MeanOverlapH, s.WastedNodeH, gap)
+	}
+	fmt.Fprintf(g.stdout, "wrote %s and %s\n", filepath.Join(c.Output, "metrics.json"), filepath.Join(c.Output, "windows.csv"))
+	return nil
+}

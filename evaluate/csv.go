@@ -1,0 +1,115 @@
+package evaluate
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// CSVHeader is windows.csv's header. interruption_h, overlap_h,
+// wasted_node_h and load_class are derived from r_sec, chain_nodes and
+// reactive_r_sec, for readers; ReadCSV ignores them.
+var CSVHeader = []string{
+	"policy", "chain_nodes", "window", "window_start", "p_submit", "p_start", "p_end",
+	"submit", "q_start", "r_sec", "reactive_r_sec", "interruption_h", "overlap_h", "wasted_node_h", "load_class",
+}
+
+// WriteCSV writes rows as windows.csv.
+func WriteCSV(w io.Writer, rows []Row) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
+	for _, r := range rows {
+		rec := []string{r.Policy, strconv.Itoa(r.ChainNodes), strconv.Itoa(r.Window), i64(r.WindowStart),
+			i64(r.PSubmit), i64(r.PStart), i64(r.PEnd), i64(r.Submit), i64(r.QStart), i64(r.RSec), i64(r.ReactiveRSec),
+			f(InterruptionH(r.RSec)), f(OverlapH(r.RSec)), f(r.WastedNodeH()), LoadClass(r.ReactiveRSec)}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// ReadCSV reads windows.csv.
+func ReadCSV(r io.Reader) ([]Row, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = len(CSVHeader)
+	recs, err := cr.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("read windows csv: %w", err)
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("read windows csv: no header")
+	}
+	rows := make([]Row, 0, len(recs)-1)
+	for i, rec := range recs[1:] {
+		var row Row
+		var ints [10]int64
+		for k := range ints {
+			v, err := strconv.ParseInt(rec[k+1], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("read windows csv: line %d, %s: %w", i+2, CSVHeader[k+1], err)
+			}
+			ints[k] = v
+		}
+		row.Policy = rec[0]
+		row.ChainNodes, row.Window = int(ints[0]), int(ints[1])
+		row.WindowStart, row.PSubmit, row.PStart, row.PEnd = ints[2], ints[3], ints[4], ints[5]
+		row.Submit, row.QStart, row.RSec, row.ReactiveRSec = ints[6], ints[7], ints[8], ints[9]
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// WriteDir writes dir/metrics.json and dir/windows.csv, each through a
+// temporary file renamed into place, creating dir.
+func WriteDir(dir string, m Metrics, rows []Row) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(dir, "metrics.json"), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	}); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, "windows.csv"), func(w io.Writer) error { return WriteCSV(w, rows) })
+}
+
+func writeAtomic(path string, write func(io.Writer) error) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = write(tmp); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

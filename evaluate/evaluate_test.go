@@ -1,0 +1,218 @@
+package evaluate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/sim"
+)
+
+const day0 = 1667260800 // 2022-11-01T00:00:00Z
+
+// busyJobs is a deterministic busy workload on 8 nodes (as features'
+// tests build it).
+func busyJobs(n, days int, seed uint64) []sim.Job {
+	r := rand.New(rand.NewPCG(seed, 1))
+	jobs := make([]sim.Job, n)
+	span := int64(days) * 86400
+	for i := range jobs {
+		submit := day0 + r.Int64N(span)
+		limit := 3600 * (1 + r.Int64N(24))
+		jobs[i] = sim.Job{
+			Name: fmt.Sprint(i), User: int32(r.IntN(5)), Nodes: int32(1 + r.IntN(4)),
+			Submit: submit, After: sim.NoJob, LimitSec: limit, RunSec: r.Int64N(limit + 1),
+			TraceStart: submit + r.Int64N(4*3600),
+		}
+	}
+	slices.SortStableFunc(jobs, func(a, b sim.Job) int { return int(a.Submit - b.Submit) })
+	return jobs
+}
+
+func testOptions(mode sim.WindowMode, workers int) Options {
+	cfg := sim.DefaultConfig()
+	cfg.Nodes = 8
+	o := features.DefaultOptions()
+	o.Config, o.Mode = cfg, mode
+	o.Start, o.Windows, o.IntervalSec = day0+86400, 4, 6*3600
+	o.WarmupSec, o.WorkloadSec = 86400, 4*86400
+	o.ChainLimitSec = 12 * 3600
+	o.ChainNodes = []int{1, 4}
+	return Options{Features: o, DecisionSec: 1800, Workers: workers}
+}
+
+// queuePolicy submits when the pending queue (a feature) is short: it
+// exercises the lazily computed features.
+type queuePolicy struct{}
+
+func (queuePolicy) Name() string { return "queue" }
+func (queuePolicy) Decide(c *DecisionContext) (bool, error) {
+	f, err := c.Features()
+	if err != nil {
+		return false, err
+	}
+	return c.PStarted && f[0] < 3, nil
+}
+
+func allPolicies() []Policy {
+	return []Policy{Reactive{}, Immediate{}, Avg{}, SlurmEstimate{}, Oracle{}, queuePolicy{}}
+}
+
+func replay(t *testing.T, mode sim.WindowMode, workers int) Results {
+	t.Helper()
+	res, err := Replay(context.Background(), busyJobs(700, 8, 1), allPolicies(), testOptions(mode, workers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestReplay_OracleNeverBeaten(t *testing.T) {
+	for _, mode := range []sim.WindowMode{sim.WindowCold, sim.WindowWarm} {
+		t.Run(mode.String(), func(t *testing.T) {
+			res := replay(t, mode, 2)
+			if want := 2 * 4 * len(res.Policies); len(res.Rows) != want {
+				t.Fatalf("%d rows, want %d", len(res.Rows), want)
+			}
+			n := len(res.Policies)
+			interrupted := 0
+			for u := 0; u < len(res.Rows); u += n {
+				unit := res.Rows[u : u+n]
+				var oracle Row
+				for _, r := range unit {
+					if r.Policy == OracleName {
+						oracle = r
+					}
+				}
+				for _, r := range unit {
+					if r.Window != oracle.Window || r.ChainNodes != oracle.ChainNodes {
+						t.Fatalf("rows out of order: %+v", r)
+					}
+					if Better(r.RSec, oracle.RSec) {
+						t.Errorf("window %d (%d nodes): %s r=%d beats the oracle's %d", r.Window, r.ChainNodes, r.Policy, r.RSec, oracle.RSec)
+					}
+					if r.Submit < r.PSubmit || r.Submit > r.PEnd || r.QStart < r.Submit {
+						t.Errorf("%s: submit %d outside [%d, %d] or Q start %d before it", r.Policy, r.Submit, r.PSubmit, r.PEnd, r.QStart)
+					}
+					if r.Policy == "reactive" {
+						if r.RSec < 0 {
+							t.Errorf("window %d: reactive overlaps (r=%d)", r.Window, r.RSec)
+						}
+						if r.Submit != r.PEnd || r.RSec != r.ReactiveRSec {
+							t.Errorf("window %d: reactive submitted at %d, P ends %d", r.Window, r.Submit, r.PEnd)
+						}
+						if r.RSec > 0 {
+							interrupted++
+						}
+					}
+					if r.Policy == "immediate" && r.Submit != r.PStart {
+						t.Errorf("window %d: immediate submitted at %d, P started %d", r.Window, r.Submit, r.PStart)
+					}
+				}
+			}
+			t.Logf("%d of %d windows interrupted by reactive", interrupted, len(res.Rows)/n)
+		})
+	}
+}
+
+func TestReplay_Deterministic(t *testing.T) {
+	a := replay(t, sim.WindowWarm, 1)
+	b := replay(t, sim.WindowWarm, 3)
+	if d := cmp.Diff(a, b); d != "" {
+		t.Fatalf("1 vs 3 workers (-1 +3):\n%s", d)
+	}
+}
+
+func TestMetrics_FromCSV(t *testing.T) {
+	res := replay(t, sim.WindowCold, 2)
+	m := Compute(res.Rows)
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, res.Rows); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadCSV(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(m)
+	got, _ := json.Marshal(Compute(rows))
+	if !bytes.Equal(want, got) {
+		t.Fatalf("metrics from windows.csv differ:\n%s\n%s", got, want)
+	}
+	if m.Windows != 8 || len(m.Policies) != len(res.Policies) {
+		t.Fatalf("windows %d, policies %d", m.Windows, len(m.Policies))
+	}
+	r := m.Policies["reactive"]
+	if r.MeanOverlapH != 0 || r.WastedNodeH != 0 || r.RescuedShare != 0 {
+		t.Errorf("reactive: %+v", r.Summary)
+	}
+	o := m.Policies[OracleName]
+	if *o.GapToOracleInterruptionH != 0 || *o.GapToOracleOverlapH != 0 {
+		t.Errorf("oracle's gap to itself: %+v", o.Summary)
+	}
+	for name, p := range m.Policies {
+		if *p.GapToOracleInterruptionH < 0 {
+			t.Errorf("%s: mean interruption below the oracle's", name)
+		}
+	}
+}
+
+func TestSummarise_Hand(t *testing.T) {
+	rows := []Row{
+		{Policy: "x", ChainNodes: 2, Window: 0, RSec: 3600, ReactiveRSec: 7200},
+		{Policy: "x", ChainNodes: 2, Window: 1, RSec: -1800, ReactiveRSec: 0},
+		{Policy: "x", ChainNodes: 2, Window: 2, RSec: 0, ReactiveRSec: 50 * 3600},
+		{Policy: "x", ChainNodes: 2, Window: 3, RSec: 7200, ReactiveRSec: 10 * 3600},
+	}
+	s := Compute(rows).Policies["x"]
+	want := Summary{Windows: 4, MeanInterruptionH: 0.75, MedianInterruptionH: 0.5, P90InterruptionH: 1.7,
+		ZeroInterruptionShare: 0.5, ReactiveInterrupted: 3, RescuedShare: 1.0 / 3,
+		InterruptionReduction: 1 - 3.0/62, MeanOverlapH: 0.125, WastedNodeH: 1}
+	if d := cmp.Diff(want, s.Summary, cmpFloat); d != "" {
+		t.Fatal(d)
+	}
+	if got := s.ByLoad[LoadLight].Windows + s.ByLoad[LoadMedium].Windows + s.ByLoad[LoadHeavy].Windows; got != 4 ||
+		s.ByLoad[LoadHeavy].Windows != 1 || s.ByLoad[LoadLight].Windows != 2 {
+		t.Fatalf("load classes: %+v", s.ByLoad)
+	}
+}
+
+var cmpFloat = cmp.Comparer(func(a, b float64) bool { return a == b || (a-b < 1e-12 && b-a < 1e-12) })
+
+func TestBest(t *testing.T) {
+	for _, c := range []struct {
+		r    []int64
+		want int
+	}{
+		{nil, -1}, {[]int64{5, 3, 9}, 1}, {[]int64{-100, -5, 10, 0}, 3}, {[]int64{-7, -5, -5}, 1},
+	} {
+		if got := Best(c.r); got != c.want {
+			t.Errorf("Best(%v) = %d, want %d", c.r, got, c.want)
+		}
+	}
+}
+
+func TestGrid(t *testing.T) {
+	got := Grid(0, 900, 2000, 600)
+	if want := []int64{0, 600, 900, 1200, 1800, 2000}; !slices.Equal(got, want) {
+		t.Fatalf("Grid = %v, want %v", got, want)
+	}
+}
+
+func TestParsePolicies(t *testing.T) {
+	ps, err := ParsePolicies("reactive, immediate,avg,slurm-estimate,oracle", nil, 0)
+	if err != nil || len(ps) != 5 {
+		t.Fatalf("%v %v", ps, err)
+	}
+	for _, bad := range []string{"", "nope", "forest:", "reactive,reactive", "xgboost:/nonexistent"} {
+		if _, err := ParsePolicies(bad, nil, 0); err == nil {
+			t.Errorf("ParsePolicies(%q): no error", bad)
+		}
+	}
+}

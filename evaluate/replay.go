@@ -1,0 +1,280 @@
+package evaluate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/sim"
+)
+
+// Options controls Replay.
+type Options struct {
+	// Features holds the windows and the simulator (features.Protocol's
+	// Prepare); its Probes are not used.
+	Features features.Options
+	// DecisionSec is the decision interval; 0 means 600.
+	DecisionSec int64
+	// Workers is the number of windows replayed at once; 0 means 1. The
+	// result does not depend on it.
+	Workers int
+	// Progress, when not nil, is called after each window with the number
+	// done and the total; calls never overlap.
+	Progress func(done, total int)
+}
+
+// Row is one policy's outcome in one window of one chain size.
+type Row struct {
+	Policy      string
+	ChainNodes  int
+	Window      int
+	WindowStart int64
+	// PSubmit, PStart and PEnd are P's times on the main timeline.
+	PSubmit, PStart, PEnd int64
+	// Submit is Q's submission and QStart its start; RSec is QStart minus
+	// P's end in the policy's fork.
+	Submit, QStart, RSec int64
+	// ReactiveRSec is the reactive policy's r in the same window (the
+	// load class).
+	ReactiveRSec int64
+}
+
+// Results holds Replay's rows, ordered by chain size (Options order),
+// window, then policy (the policies' order).
+type Results struct {
+	Policies []string
+	Rows     []Row
+}
+
+// label is the outcome of submitting Q at one grid time.
+type label struct {
+	done         bool
+	qStart, rSec int64
+}
+
+// Replay replays policies on every window and chain size of opts.Features.
+func Replay(ctx context.Context, jobs []sim.Job, policies []Policy, opts Options) (Results, error) {
+	fo := opts.Features
+	fo.Probes = max(fo.Probes, 1)
+	if err := features.Normalise(&fo); err != nil {
+		return Results{}, err
+	}
+	if opts.DecisionSec == 0 {
+		opts.DecisionSec = 600
+	}
+	if opts.DecisionSec < 0 {
+		return Results{}, fmt.Errorf("%w: decision interval %d s", features.ErrOptions, opts.DecisionSec)
+	}
+	names := make([]string, len(policies))
+	for i, p := range policies {
+		names[i] = p.Name()
+		if slices.Contains(names[:i], names[i]) {
+			return Results{}, fmt.Errorf("%w: %q given twice", ErrPolicy, names[i])
+		}
+	}
+	user := features.ChainUser(jobs)
+	units := len(fo.ChainNodes) * fo.Windows
+	out := make([][]Row, units)
+	errs := make([]error, units)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var next atomic.Int64
+	var mu sync.Mutex
+	done := 0
+	var wg sync.WaitGroup
+	for range min(max(opts.Workers, 1), max(units, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				u := int(next.Add(1) - 1)
+				if u >= units || ctx.Err() != nil {
+					return
+				}
+				w, nodes := u%fo.Windows, fo.ChainNodes[u/fo.Windows]
+				out[u], errs[u] = safeWindow(ctx, jobs, &fo, policies, opts.DecisionSec, w, nodes, user)
+				if errs[u] != nil {
+					errs[u] = fmt.Errorf("window %d (chain of %d nodes): %w", w, nodes, errs[u])
+					cancel()
+					return
+				}
+				if opts.Progress != nil {
+					mu.Lock()
+					done++
+					opts.Progress(done, units)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return Results{}, err
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return Results{}, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return Results{}, err
+	}
+	res := Results{Policies: names}
+	for _, rows := range out {
+		res.Rows = append(res.Rows, rows...)
+	}
+	return res, nil
+}
+
+func safeWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, policies []Policy, step int64, w, nodes int, user int32) (rows []Row, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return replayWindow(ctx, jobs, fo, policies, step, w, nodes, user)
+}
+
+// Grid returns the decision times of a chain: pSubmit + k*step while
+// before pEnd, pStart and pEnd, sorted and unique.
+func Grid(pSubmit, pStart, pEnd, step int64) []int64 {
+	var g []int64
+	for t := pSubmit; t < pEnd; t += step {
+		g = append(g, t)
+	}
+	g = append(g, pStart, pEnd)
+	slices.Sort(g)
+	return slices.Compact(g)
+}
+
+func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, policies []Policy, step int64, w, nodes int, user int32) ([]Row, error) {
+	tl, err := features.NewTimeline(ctx, jobs, fo, w, nodes, user)
+	if err != nil {
+		return nil, err
+	}
+	s, pid, p := tl.Sim(), tl.PID(), tl.P()
+	pre := s.Clone(nil)
+	pStart, err := pre.RunUntilStarted(ctx, pid)
+	if err != nil {
+		return nil, fmt.Errorf("pre-simulate P: %w", err)
+	}
+	pEnd := pStart + p.RunSec
+	grid := Grid(p.Submit, pStart, pEnd, step)
+	labels := make([]label, len(grid))
+	labelAt := func(k int) error { // the timeline must be at grid[k]
+		if labels[k].done {
+			return nil
+		}
+		f := s.Clone(nil)
+		q := tl.Q()
+		q.Submit = grid[k]
+		qid, err := f.Submit(q)
+		if err != nil {
+			return err
+		}
+		qStart, err := f.RunUntilStarted(ctx, qid)
+		if err != nil {
+			return fmt.Errorf("Q submitted at %d: %w", grid[k], err)
+		}
+		end := pEnd
+		if st, ok := f.Started(pid); ok {
+			end = st + p.RunSec
+		}
+		labels[k] = label{done: true, qStart: qStart, rSec: qStart - end}
+		return nil
+	}
+	oracle := -1
+	chosen := make([]int, len(policies))
+	for i, pol := range policies {
+		chosen[i] = -1
+		if _, ok := pol.(Oracle); ok {
+			oracle = i
+		}
+	}
+	last := len(grid) - 1
+	for k, t := range grid {
+		if err := tl.Advance(ctx, t); err != nil {
+			return nil, err
+		}
+		mean, _ := tl.RecentMeanWaitSec()
+		st, started := s.Started(pid)
+		q := tl.Q()
+		q.Submit = t
+		dc := &DecisionContext{Now: t, Sim: s, P: p, PID: pid, Q: q, PStarted: started, PStart: st,
+			RecentMeanWaitSec: mean, compute: func(dst []float64) error { return tl.Features(ctx, dst) }}
+		for i, pol := range policies {
+			if chosen[i] >= 0 || i == oracle {
+				continue
+			}
+			ok := k == last
+			if !ok {
+				if ok, err = pol.Decide(dc); err != nil {
+					return nil, fmt.Errorf("policy %s at %d: %w", pol.Name(), t, err)
+				}
+			}
+			if ok {
+				chosen[i] = k
+			}
+		}
+		need := oracle >= 0 || k == last
+		for i := range policies {
+			need = need || chosen[i] == k
+		}
+		if need {
+			if err := labelAt(k); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if oracle >= 0 {
+		chosen[oracle] = Best(labelRs(labels))
+	}
+	start := fo.Start + int64(w)*fo.IntervalSec
+	rows := make([]Row, len(policies))
+	for i, pol := range policies {
+		l := labels[chosen[i]]
+		rows[i] = Row{Policy: pol.Name(), ChainNodes: nodes, Window: w, WindowStart: start,
+			PSubmit: p.Submit, PStart: pStart, PEnd: pEnd,
+			Submit: grid[chosen[i]], QStart: l.qStart, RSec: l.rSec, ReactiveRSec: labels[last].rSec}
+	}
+	return rows, nil
+}
+
+func labelRs(ls []label) []int64 {
+	r := make([]int64, len(ls))
+	for i, l := range ls {
+		r[i] = l.rSec
+	}
+	return r
+}
+
+// Best returns the index of the oracle's choice among the outcomes r
+// (seconds): the zero-interruption one (r <= 0) with the least overlap,
+// else the least interruption; the earliest on ties. It returns -1 for no
+// outcomes.
+func Best(r []int64) int {
+	best := -1
+	for i, v := range r {
+		if best < 0 || Better(v, r[best]) {
+			best = i
+		}
+	}
+	return best
+}
+
+// Better reports whether outcome a (r seconds) is strictly better than b:
+// less interruption, or equal interruption and less overlap.
+func Better(a, b int64) bool {
+	ia, ib := max(a, 0), max(b, 0)
+	if ia != ib {
+		return ia < ib
+	}
+	return max(-a, 0) < max(-b, 0)
+}

@@ -1,0 +1,66 @@
+package features
+
+import (
+	"context"
+
+	"github.com/mirage-hpc/mirage/sim"
+)
+
+// Timeline is one window's main timeline for one chain size, as Build
+// builds it, for evaluation: P is submitted after the warm-up, Q never
+// exists on it, and the features at its clock are those Build computes
+// at a probe. It is not safe for concurrent use.
+type Timeline struct {
+	wr *windowRun
+}
+
+// Normalise fills opts' defaults (as Build does) and validates it,
+// returning an error wrapping ErrOptions.
+func Normalise(opts *Options) error { return opts.normalise() }
+
+// ChainUser returns the user index Build gives the chain: one more than
+// every user of jobs.
+func ChainUser(jobs []sim.Job) int32 {
+	var user int32
+	for i := range jobs {
+		user = max(user, jobs[i].User+1)
+	}
+	return user
+}
+
+// NewTimeline builds window w's main timeline for a chain of nodes nodes
+// run by user and runs it to P's submission (P submitted). opts must be
+// normalised (Normalise) and must outlive the Timeline.
+func NewTimeline(ctx context.Context, jobs []sim.Job, opts *Options, w, nodes int, user int32) (*Timeline, error) {
+	start := opts.Start + int64(w)*opts.IntervalSec
+	wr, err := newWindowRun(ctx, jobs, opts, start, nodes, user)
+	if err != nil {
+		return nil, err
+	}
+	return &Timeline{wr: wr}, nil
+}
+
+// Sim returns the main timeline's simulation; callers must only read it
+// (Snapshot, EstimatedStart, Started) or Clone it.
+func (t *Timeline) Sim() *sim.Sim { return t.wr.s }
+
+// PID returns P's job ID.
+func (t *Timeline) PID() sim.JobID { return t.wr.pid }
+
+// P returns P as submitted (normalised).
+func (t *Timeline) P() sim.Job { return t.wr.p }
+
+// Q returns Q's template: P's size, limit and run time, its Submit to be
+// set by the caller.
+func (t *Timeline) Q() sim.Job { return t.wr.q }
+
+// Advance runs the timeline to time at, sampling the feature history.
+func (t *Timeline) Advance(ctx context.Context, at int64) error { return t.wr.advance(ctx, at) }
+
+// Features writes the feature vector at the timeline's clock into dst
+// (NumFeatures values, Names' order).
+func (t *Timeline) Features(ctx context.Context, dst []float64) error { return t.wr.features(ctx, dst) }
+
+// RecentMeanWaitSec returns the mean wait of the last RecentStarts jobs
+// started on the timeline (0 before any start), and how many it is over.
+func (t *Timeline) RecentMeanWaitSec() (float64, int) { return t.wr.rec.mean(), t.wr.rec.count() }
