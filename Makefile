@@ -6,7 +6,7 @@ BIN      := bin/mirage
 VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 OUT      ?= out
-JOBS     ?= 20000
+JOBS     ?= 30000
 SEED     ?= 1
 
 # XGBOOST_PREFIX: link the libxgboost installed under this prefix (for
@@ -29,17 +29,12 @@ setup:
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/mirage
 
-## run: synthesise the default trace, ingest it, print its statistics
+## run: the main job: synth -> ingest -> features -> train forest and xgboost
+## -> evaluate (baselines, oracle, models) -> report; prints report.html's path.
+## `make run TRACE=path [TZ=zone] [NODES=n]` runs it on your own trace.
 run: setup build
-	@mkdir -p $(OUT)
-	$(BIN) synth --jobs $(JOBS) --seed $(SEED) -o $(OUT)/synth.sacct
-	$(BIN) ingest --tz America/Chicago --cluster synth -o $(OUT)/synth.parquet $(OUT)/synth.sacct
-	$(BIN) trace stats $(OUT)/synth.parquet
-	@echo
-	@echo "files:"
-	@echo "  synthetic sacct dump  $(OUT)/synth.sacct"
-	@echo "  trace table           $(OUT)/synth.parquet"
-	@echo "  quarantine            $(OUT)/synth.quarantine.jsonl"
+	@BIN=$(BIN) OUT=$(OUT) JOBS=$(JOBS) SEED=$(SEED) TRACE="$(TRACE)" \
+	  ZONE="$(if $(TRACE),$(TZ))" NODES="$(NODES)" scripts/run.sh
 
 ## test: setup, go vet, and all tests
 test: setup

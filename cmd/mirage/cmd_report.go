@@ -1,0 +1,62 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mirage-hpc/mirage/reports"
+)
+
+func newReportCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "report DIR",
+		Short: "Draw an evaluation's figures and write a self-contained report.html",
+		Long: `Read DIR/metrics.json and DIR/windows.csv (from mirage evaluate -o DIR) and write
+into DIR, as PNG and SVG: the CDFs of interruption and of overlap per policy, the
+zero-interruption share per policy by load class, and the interruption-overlap
+trade-off (θ sweeps as curves, the oracle marked); with --trace, the trace's
+wait-time CDF. Then write DIR/report.html, one self-contained page (figures
+inlined, metric tables, the windows and the model manifests summarised), and
+print its path.
+
+` + exitCodesHelp,
+		Args:    usageArgs(cobra.ExactArgs(1)),
+		GroupID: "models",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runReport(cmd, g, args[0])
+		},
+	}
+	f := cmd.Flags()
+	f.String("trace", "", "trace file (Parquet) the windows came from, for its wait-time CDF")
+	f.String("title", reports.DefaultOptions().Title, "page title")
+	return cmd
+}
+
+func runReport(cmd *cobra.Command, g *globalOptions, dir string) error {
+	opts := reports.DefaultOptions()
+	opts.Trace, _ = cmd.Flags().GetString("trace")
+	opts.Title, _ = cmd.Flags().GetString("title")
+	rep, err := reports.Render(cmd.Context(), dir, opts)
+	if err != nil {
+		if errors.Is(err, reports.ErrNoEvaluation) {
+			return usageError{err}
+		}
+		return err
+	}
+	for _, n := range rep.Notes {
+		g.log().Info("report", "note", n)
+	}
+	if g.cfg.JSON {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(g.stdout, string(b))
+		return err
+	}
+	_, err = fmt.Fprintln(g.stdout, rep.HTML)
+	return err
+}

@@ -1,0 +1,19 @@
+// Package reports turns an evaluation directory (evaluate.WriteDir's
+// metrics.json and windows.csv) into figures and one self-contained HTML
+// page.
+//
+// Render draws, with gonum/plot, each figure as PNG and SVG into the
+// directory: the CDFs of interruption and of overlap per policy, the
+// zero-interruption share per policy by load class, and the
+// interruption-overlap trade-off (θ sweeps, policies named NAME@θ=V, as
+// curves; the oracle marked). It then writes report.html, which inlines
+// every figure as a base64 PNG and carries the metric tables and a
+// protocol summary from the rows and from the model manifests (a model
+// policy "forest:DIR" reads DIR/manifest.json when DIR exists). The page
+// references no other file.
+//
+// Figures whose data is not in the directory (predicted vs actual r, the
+// trace's wait-time CDF without Options.Trace) are skipped with a note.
+// The plotted data (Figure.Series) is what tests compare: the output is
+// deterministic, but PNG bytes depend on the font rasteriser.
+package reports

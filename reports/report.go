@@ -1,0 +1,414 @@
+package reports
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mirage-hpc/mirage/evaluate"
+	"github.com/mirage-hpc/mirage/trace"
+	"github.com/mirage-hpc/mirage/train"
+)
+
+// HTMLFile is the report's file name inside the evaluation directory.
+const HTMLFile = "report.html"
+
+// Options controls Render.
+type Options struct {
+	// Title heads the page; empty means "Mirage evaluation".
+	Title string
+	// Trace, when set, is the trace (Parquet) the windows came from; its
+	// wait-time CDF is added.
+	Trace string
+	// WidthCm and HeightCm are each figure's size; 0 means 16 x 10.
+	WidthCm, HeightCm float64
+	// Formats are the files written per figure ("png", "svg"); nil means
+	// both. The page always inlines PNG.
+	Formats []string
+}
+
+// DefaultOptions returns the default options.
+func DefaultOptions() Options {
+	return Options{Title: "Mirage evaluation", WidthCm: 16, HeightCm: 10, Formats: []string{"png", "svg"}}
+}
+
+// Series is one plotted line, set of points or set of bars.
+type Series struct {
+	Label string    `json:"label"`
+	Kind  string    `json:"kind"` // "step" (CDF), "line", "points", "bars"
+	X     []float64 `json:"x"`
+	Y     []float64 `json:"y"`
+	// Names label bars or points (X is then their position).
+	Names []string `json:"names,omitempty"`
+}
+
+// Figure is one figure's data and the files it was drawn into.
+type Figure struct {
+	Name    string   `json:"name"` // file stem, e.g. "cdf-interruption"
+	Title   string   `json:"title"`
+	XLabel  string   `json:"x_label"`
+	YLabel  string   `json:"y_label"`
+	Caption string   `json:"caption"`
+	Series  []Series `json:"series"`
+	Files   []string `json:"files,omitempty"` // paths written
+}
+
+// ModelInfo summarises one model policy's manifest.
+type ModelInfo struct {
+	Policy   string          `json:"policy"`
+	Dir      string          `json:"dir"`
+	Manifest *train.Manifest `json:"manifest,omitempty"`
+}
+
+// Protocol summarises the evaluated windows.
+type Protocol struct {
+	Windows     int            `json:"windows"`
+	ChainNodes  []int          `json:"chain_nodes"`
+	FirstStart  int64          `json:"first_window_start_unix"`
+	LastStart   int64          `json:"last_window_start_unix"`
+	Policies    []string       `json:"policies"`
+	LoadWindows map[string]int `json:"load_windows"`
+}
+
+// Report is what Render produced.
+type Report struct {
+	HTML     string           `json:"html"`
+	Figures  []Figure         `json:"figures"`
+	Notes    []string         `json:"notes"`
+	Protocol Protocol         `json:"protocol"`
+	Models   []ModelInfo      `json:"models"`
+	Metrics  evaluate.Metrics `json:"-"`
+	Rows     []evaluate.Row   `json:"-"`
+}
+
+// ErrNoEvaluation reports a directory without metrics.json or windows.csv.
+var ErrNoEvaluation = errors.New("not an evaluation directory")
+
+// Load reads dir/metrics.json and dir/windows.csv.
+func Load(dir string) (evaluate.Metrics, []evaluate.Row, error) {
+	var m evaluate.Metrics
+	b, err := os.ReadFile(filepath.Join(dir, "metrics.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, nil, fmt.Errorf("%w: %s has no metrics.json (run mirage evaluate -o %s)", ErrNoEvaluation, dir, dir)
+	}
+	if err != nil {
+		return m, nil, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, nil, fmt.Errorf("%s: %w", filepath.Join(dir, "metrics.json"), err)
+	}
+	f, err := os.Open(filepath.Join(dir, "windows.csv"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, nil, fmt.Errorf("%w: %s has no windows.csv", ErrNoEvaluation, dir)
+	}
+	if err != nil {
+		return m, nil, err
+	}
+	defer f.Close()
+	rows, err := evaluate.ReadCSV(f)
+	if err != nil {
+		return m, nil, fmt.Errorf("%s: %w", filepath.Join(dir, "windows.csv"), err)
+	}
+	return m, rows, nil
+}
+
+// Render reads the evaluation in dir, draws its figures into dir and
+// writes dir/report.html.
+func Render(ctx context.Context, dir string, opts Options) (Report, error) {
+	d := DefaultOptions()
+	if opts.Title == "" {
+		opts.Title = d.Title
+	}
+	if opts.WidthCm <= 0 {
+		opts.WidthCm = d.WidthCm
+	}
+	if opts.HeightCm <= 0 {
+		opts.HeightCm = d.HeightCm
+	}
+	if opts.Formats == nil {
+		opts.Formats = d.Formats
+	}
+	m, rows, err := Load(dir)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{Metrics: m, Rows: rows, HTML: filepath.Join(dir, HTMLFile)}
+	rep.Protocol = summariseProtocol(rows, m)
+	rep.Models = readModels(rep.Protocol.Policies)
+	var waits []float64
+	if opts.Trace != "" {
+		jobs, err := trace.ReadAll(opts.Trace)
+		if err != nil {
+			return Report{}, err
+		}
+		for _, j := range jobs {
+			if w, ok := j.Wait(); ok {
+				waits = append(waits, w.Hours())
+			}
+		}
+	}
+	rep.Figures, rep.Notes = Figures(m, rows, waits, opts.Trace != "")
+	pngs := make([][]byte, len(rep.Figures))
+	for i := range rep.Figures {
+		if err := ctx.Err(); err != nil {
+			return Report{}, err
+		}
+		f := &rep.Figures[i]
+		p, err := newPlot(f)
+		if err != nil {
+			return Report{}, fmt.Errorf("figure %s: %w", f.Name, err)
+		}
+		for _, format := range opts.Formats {
+			b, err := encode(p, opts.WidthCm, opts.HeightCm, format)
+			if err != nil {
+				return Report{}, fmt.Errorf("figure %s: %w", f.Name, err)
+			}
+			path := filepath.Join(dir, f.Name+"."+format)
+			if err := writeAtomic(path, b); err != nil {
+				return Report{}, err
+			}
+			f.Files = append(f.Files, path)
+			if format == "png" {
+				pngs[i] = b
+			}
+		}
+		if pngs[i] == nil {
+			if pngs[i], err = encode(p, opts.WidthCm, opts.HeightCm, "png"); err != nil {
+				return Report{}, fmt.Errorf("figure %s: %w", f.Name, err)
+			}
+		}
+	}
+	page, err := renderHTML(opts.Title, &rep, pngs)
+	if err != nil {
+		return Report{}, err
+	}
+	if err := writeAtomic(rep.HTML, page); err != nil {
+		return Report{}, err
+	}
+	return rep, nil
+}
+
+// policyOrder returns the policies in the rows' order (Replay's), then
+// any only in the metrics, sorted.
+func policyOrder(rows []evaluate.Row, m evaluate.Metrics) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if !seen[r.Policy] {
+			seen[r.Policy] = true
+			out = append(out, r.Policy)
+		}
+	}
+	var rest []string
+	for name := range m.Policies {
+		if !seen[name] {
+			rest = append(rest, name)
+		}
+	}
+	slices.Sort(rest)
+	return append(out, rest...)
+}
+
+func summariseProtocol(rows []evaluate.Row, m evaluate.Metrics) Protocol {
+	p := Protocol{Windows: m.Windows, Policies: policyOrder(rows, m), LoadWindows: map[string]int{}}
+	for i, r := range rows {
+		if !slices.Contains(p.ChainNodes, r.ChainNodes) {
+			p.ChainNodes = append(p.ChainNodes, r.ChainNodes)
+		}
+		if i == 0 || r.WindowStart < p.FirstStart {
+			p.FirstStart = r.WindowStart
+		}
+		p.LastStart = max(p.LastStart, r.WindowStart)
+		if r.Policy == p.Policies[0] {
+			p.LoadWindows[evaluate.LoadClass(r.ReactiveRSec)]++
+		}
+	}
+	slices.Sort(p.ChainNodes)
+	return p
+}
+
+// baseName strips a θ suffix: "forest:DIR@θ=0.5" -> "forest:DIR", 0.5, true.
+func baseName(policy string) (string, float64, bool) {
+	i := strings.LastIndex(policy, "@θ=")
+	if i < 0 {
+		return policy, 0, false
+	}
+	th, err := strconv.ParseFloat(policy[i+len("@θ="):], 64)
+	if err != nil {
+		return policy, 0, false
+	}
+	return policy[:i], th, true
+}
+
+// readModels reads the manifest of every model policy "KIND:DIR" whose
+// DIR holds one.
+func readModels(policies []string) []ModelInfo {
+	var out []ModelInfo
+	seen := map[string]bool{}
+	for _, p := range policies {
+		base, _, _ := baseName(p)
+		kind, dir, ok := strings.Cut(base, ":")
+		if !ok || seen[base] || (kind != "forest" && kind != "xgboost") {
+			continue
+		}
+		seen[base] = true
+		mi := ModelInfo{Policy: base, Dir: dir}
+		if b, err := os.ReadFile(filepath.Join(dir, train.ManifestFile)); err == nil {
+			var man train.Manifest
+			if json.Unmarshal(b, &man) == nil {
+				mi.Manifest = &man
+			}
+		}
+		out = append(out, mi)
+	}
+	return out
+}
+
+// Figures computes every figure's data; waits (hours) feed the trace's
+// wait-time CDF when haveTrace. Notes name the figures skipped.
+func Figures(m evaluate.Metrics, rows []evaluate.Row, waits []float64, haveTrace bool) ([]Figure, []string) {
+	order := policyOrder(rows, m)
+	byPolicy := map[string][]evaluate.Row{}
+	for _, r := range rows {
+		byPolicy[r.Policy] = append(byPolicy[r.Policy], r)
+	}
+	cdfFig := func(name, title, xl string, v func(int64) float64) Figure {
+		f := Figure{Name: name, Title: title, XLabel: xl, YLabel: "share of windows",
+			Caption: "Empirical CDF over the validation windows, one line per policy."}
+		for _, p := range order {
+			if rs := byPolicy[p]; len(rs) > 0 {
+				x := make([]float64, len(rs))
+				for i, r := range rs {
+					x[i] = v(r.RSec)
+				}
+				f.Series = append(f.Series, cdf(p, x))
+			}
+		}
+		return f
+	}
+	figs := []Figure{
+		cdfFig("cdf-interruption", "Interruption per window", "interruption (h)", evaluate.InterruptionH),
+		cdfFig("cdf-overlap", "Overlap per window", "overlap (h)", evaluate.OverlapH),
+	}
+
+	bars := Figure{Name: "zero-interruption-by-load", Title: "Windows with zero interruption, by load class",
+		XLabel: "policy", YLabel: "share of windows",
+		Caption: "Load class by the reactive policy's interruption: light ≤ 2 h, medium 2–12 h, heavy > 12 h."}
+	for _, c := range evaluate.LoadClasses {
+		s := Series{Label: c, Kind: "bars"}
+		for i, p := range order {
+			s.X = append(s.X, float64(i))
+			s.Y = append(s.Y, m.Policies[p].ByLoad[c].ZeroInterruptionShare)
+			s.Names = append(s.Names, p)
+		}
+		bars.Series = append(bars.Series, s)
+	}
+	figs = append(figs, bars)
+
+	trade := Figure{Name: "tradeoff", Title: "Interruption vs overlap", XLabel: "mean overlap (h)",
+		YLabel:  "mean interruption (h)",
+		Caption: "Each policy is a point; a θ sweep (NAME@θ=V) is a curve, θ ascending; the oracle is the ceiling."}
+	sweeps := map[string][][2]float64{} // base -> (θ, index into order)
+	var bases []string
+	pts := Series{Label: "policies", Kind: "points"}
+	var oracle *Series
+	for i, p := range order {
+		s := m.Policies[p].Summary
+		if base, th, ok := baseName(p); ok {
+			if _, seen := sweeps[base]; !seen {
+				bases = append(bases, base)
+			}
+			sweeps[base] = append(sweeps[base], [2]float64{th, float64(i)})
+			continue
+		}
+		if p == evaluate.OracleName {
+			oracle = &Series{Label: "oracle", Kind: "points", X: []float64{s.MeanOverlapH},
+				Y: []float64{s.MeanInterruptionH}, Names: []string{p}}
+			continue
+		}
+		pts.X, pts.Y, pts.Names = append(pts.X, s.MeanOverlapH), append(pts.Y, s.MeanInterruptionH), append(pts.Names, p)
+	}
+	if len(pts.X) > 0 {
+		trade.Series = append(trade.Series, pts)
+	}
+	for _, base := range bases {
+		sw := sweeps[base]
+		slices.SortStableFunc(sw, func(a, b [2]float64) int { return cmp.Compare(a[0], b[0]) })
+		s := Series{Label: base, Kind: "line"}
+		for _, t := range sw {
+			sm := m.Policies[order[int(t[1])]].Summary
+			s.X, s.Y = append(s.X, sm.MeanOverlapH), append(s.Y, sm.MeanInterruptionH)
+			s.Names = append(s.Names, "θ="+strconv.FormatFloat(t[0], 'g', -1, 64))
+		}
+		trade.Series = append(trade.Series, s)
+	}
+	if oracle != nil {
+		trade.Series = append(trade.Series, *oracle)
+	}
+	figs = append(figs, trade)
+
+	notes := []string{"Predicted vs actual r is not drawn: windows.csv carries no model predictions."}
+	if haveTrace && len(waits) > 0 {
+		w := cdf("jobs", waits)
+		figs = append(figs, Figure{Name: "cdf-wait", Title: "Queue wait of the trace's jobs", XLabel: "wait (h)",
+			YLabel: "share of jobs", Caption: "Empirical CDF of Start − Submit over the jobs that started.", Series: []Series{w}})
+	} else {
+		notes = append(notes, "The trace's wait-time CDF is not drawn: no trace was given (mirage report --trace T.parquet).")
+	}
+	return figs, notes
+}
+
+// cdf returns the empirical CDF of x as a step series: the sorted
+// distinct values and the share of values at or below each.
+func cdf(label string, x []float64) Series {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	out := Series{Label: label, Kind: "step"}
+	n := float64(len(s))
+	for i, v := range s {
+		if i+1 < len(s) && s[i+1] == v {
+			continue
+		}
+		out.X = append(out.X, round(v))
+		out.Y = append(out.Y, round(float64(i+1)/n))
+	}
+	return out
+}
+
+// round keeps 6 decimals so goldens do not depend on the last bits.
+func round(v float64) float64 { return math.Round(v*1e6) / 1e6 }
+
+func writeAtomic(path string, data []byte) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The main job: synth -> ingest -> features (train and validation windows)
+# -> train forest and xgboost -> evaluate baselines, oracle and models ->
+# report. Prints the path of report.html.
+#
+# Environment: BIN (default bin/mirage), OUT (default out), JOBS (30000),
+# SEED (1), TRACE (a user's trace, sacct or SWF: skip synth and ingest it
+# instead), ZONE (its time zone, default America/Chicago), NODES (partition
+# size for the training samples), TRAIN_WINDOWS (300), VAL_WINDOWS (60),
+# INTERVAL (6h; whole hours), THETA (model thresholds swept, hours).
+#
+# Training windows start the day after the first submission; validation
+# windows are the last VAL_WINDOWS that fit before the last submission, so
+# the trace must span more than both (about 4 months by default).
+set -euo pipefail
+
+BIN=${BIN:-bin/mirage}
+OUT=${OUT:-out}
+JOBS=${JOBS:-30000}
+SEED=${SEED:-1}
+TRACE=${TRACE:-}
+ZONE=${ZONE:-America/Chicago}
+NODES=${NODES:-}
+TRAIN_WINDOWS=${TRAIN_WINDOWS:-300}
+VAL_WINDOWS=${VAL_WINDOWS:-60}
+INTERVAL=${INTERVAL:-6h}
+THETA=${THETA:-0.25,0.5,1,2}
+LOG=(--log-level warn)
+
+mkdir -p "$OUT"
+stage() { printf '\n== %s\n' "$*" >&2; }
+begun=$SECONDS
+
+if [ -z "$TRACE" ]; then
+	stage "synth: $JOBS jobs, seed $SEED"
+	"$BIN" synth --jobs "$JOBS" --seed "$SEED" -o "$OUT/synth.sacct" "${LOG[@]}"
+	TRACE=$OUT/synth.sacct
+	name=synth
+else
+	name=$(basename "$TRACE")
+	name=${name%%.*}
+fi
+
+stage "ingest $TRACE"
+"$BIN" ingest --tz "$ZONE" --cluster "$name" -o "$OUT/$name.parquet" "$TRACE" "${LOG[@]}"
+"$BIN" trace stats "$OUT/$name.parquet" | sed -n '1,3p;/^months/p'
+
+# Training windows start a day after the first submission; validation
+# windows end before the last one (a window spans warm-up + workload, 7 d).
+span=$("$BIN" trace stats "$OUT/$name.parquet" | awk '/^submit/ {print $2, $4}')
+first=${span% *}
+last=${span#* }
+ivl_h=${INTERVAL%h}
+train_start=$(date -u -d "${first:0:10} + 1 day" +%Y-%m-%dT00:00:00)
+val_start=$(date -u -d "${last:0:10} - 8 days - $((VAL_WINDOWS * ivl_h)) hours" +%Y-%m-%dT00:00:00)
+windows=(--windows "$TRAIN_WINDOWS" --interval "$INTERVAL" --start "$train_start" --chain-nodes 1)
+if [ -n "$NODES" ]; then windows+=(--nodes "$NODES"); fi
+train_end=$(date -u -d "$train_start + $((TRAIN_WINDOWS * ivl_h)) hours + 7 days" +%s)
+if [ "$(date -u -d "$val_start" +%s)" -lt "$train_end" ]; then
+	echo "run: the trace is too short: validation windows from $val_start overlap the training windows" >&2
+	echo "     (set TRAIN_WINDOWS, VAL_WINDOWS or INTERVAL smaller)" >&2
+	exit 2
+fi
+
+stage "features build: $TRAIN_WINDOWS training windows from $train_start, every $INTERVAL"
+"$BIN" features build --trace "$OUT/$name.parquet" --protocol mirage-ls6 "${windows[@]}" \
+	-o "$OUT/train.parquet" "${LOG[@]}"
+
+for m in forest xgboost; do
+	stage "train $m"
+	"$BIN" train --model "$m" --samples "$OUT/train.parquet" --cv 3 -o "$OUT/$m" "${LOG[@]}"
+done
+
+stage "evaluate: $VAL_WINDOWS validation windows from $val_start, every $INTERVAL"
+"$BIN" evaluate --trace "$OUT/$name.parquet" --protocol mirage-ls6-val --nodes 1 \
+	--start "$val_start" --windows "$VAL_WINDOWS" --interval "$INTERVAL" \
+	--policy "reactive,immediate,avg,slurm-estimate,oracle,forest:$OUT/forest,xgboost:$OUT/xgboost" \
+	--theta "$THETA" -o "$OUT/eval" "${LOG[@]}"
+
+stage "report"
+"$BIN" report --trace "$OUT/$name.parquet" "$OUT/eval" --log-level warn
+printf '\nmake run: %d s\n' $((SECONDS - begun)) >&2
