@@ -31,6 +31,12 @@ type Options struct {
 	Trace string
 	// WidthCm and HeightCm are each figure's size; 0 means 16 x 10.
 	WidthCm, HeightCm float64
+	// Predictions are `mirage predict` outputs (Parquet, on labelled
+	// samples); each is one series of the predicted-vs-actual r scatter.
+	Predictions []string
+	// PredictionsNote, when set, is appended to that figure's caption (for
+	// example, which samples the predictions were made on).
+	PredictionsNote string
 	// Formats are the files written per figure ("png", "svg"); nil means
 	// both. The page always inlines PNG.
 	Formats []string
@@ -156,7 +162,22 @@ func Render(ctx context.Context, dir string, opts Options) (Report, error) {
 			}
 		}
 	}
-	rep.Figures, rep.Notes = Figures(m, rows, waits, opts.Trace != "")
+	var preds []Predictions
+	for _, path := range opts.Predictions {
+		p, err := ReadPredictions(ctx, path)
+		if err != nil {
+			return Report{}, err
+		}
+		preds = append(preds, p)
+	}
+	rep.Figures, rep.Notes = Figures(m, rows, waits, opts.Trace != "", preds)
+	if opts.PredictionsNote != "" {
+		for i := range rep.Figures {
+			if rep.Figures[i].Name == PredictionFigureName {
+				rep.Figures[i].Caption += " " + opts.PredictionsNote
+			}
+		}
+	}
 	pngs := make([][]byte, len(rep.Figures))
 	for i := range rep.Figures {
 		if err := ctx.Err(); err != nil {
@@ -274,8 +295,9 @@ func readModels(policies []string) []ModelInfo {
 }
 
 // Figures computes every figure's data; waits (hours) feed the trace's
-// wait-time CDF when haveTrace. Notes name the figures skipped.
-func Figures(m evaluate.Metrics, rows []evaluate.Row, waits []float64, haveTrace bool) ([]Figure, []string) {
+// wait-time CDF when haveTrace; preds (one per model) feed the
+// predicted-vs-actual r scatter. Notes name the figures skipped.
+func Figures(m evaluate.Metrics, rows []evaluate.Row, waits []float64, haveTrace bool, preds []Predictions) ([]Figure, []string) {
 	order := policyOrder(rows, m)
 	byPolicy := map[string][]evaluate.Row{}
 	for _, r := range rows {
@@ -356,7 +378,13 @@ func Figures(m evaluate.Metrics, rows []evaluate.Row, waits []float64, haveTrace
 	}
 	figs = append(figs, trade)
 
-	notes := []string{"Predicted vs actual r is not drawn: windows.csv carries no model predictions."}
+	var notes []string
+	if len(preds) > 0 {
+		figs = append(figs, predictionFigure(preds))
+	} else {
+		notes = append(notes, "Predicted vs actual r is not drawn: windows.csv carries no model predictions; "+
+			"give mirage predict outputs with mirage report --predictions P.parquet (repeatable).")
+	}
 	if haveTrace && len(waits) > 0 {
 		w := cdf("jobs", waits)
 		figs = append(figs, Figure{Name: "cdf-wait", Title: "Queue wait of the trace's jobs", XLabel: "wait (h)",

@@ -56,7 +56,7 @@ func writeEval(t *testing.T) string {
 
 func TestFigures_Golden(t *testing.T) {
 	rows := handRows()
-	figs, notes := Figures(evaluate.Compute(rows), rows, nil, false)
+	figs, notes := Figures(evaluate.Compute(rows), rows, nil, false, nil)
 	b, err := json.MarshalIndent(struct {
 		Figures []Figure `json:"figures"`
 		Notes   []string `json:"notes"`
@@ -113,7 +113,7 @@ func TestRender_SelfContainedWellFormed(t *testing.T) {
 	if n := strings.Count(string(page), `src="data:image/png;base64,`); n != len(rep.Figures) || n != 4 {
 		t.Errorf("inlined figures: %d, want %d", n, len(rep.Figures))
 	}
-	for _, want := range []string{"forest:m@θ=0.5", "Protocol", "gap to oracle", "Predicted vs actual r is not drawn"} {
+	for _, want := range []string{"forest:m@θ=0.5", "Protocol", "gap to oracle", "Predicted vs actual r is not drawn", "--predictions"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("report.html lacks %q", want)
 		}

@@ -18,7 +18,8 @@ func newReportCommand(g *globalOptions) *cobra.Command {
 into DIR, as PNG and SVG: the CDFs of interruption and of overlap per policy, the
 zero-interruption share per policy by load class, and the interruption-overlap
 trade-off (θ sweeps as curves, the oracle marked); with --trace, the trace's
-wait-time CDF. Then write DIR/report.html, one self-contained page (figures
+wait-time CDF; with --predictions (repeatable; mirage predict outputs on labelled
+samples), predicted vs actual r, one series per model with its MAE and count. Then write DIR/report.html, one self-contained page (figures
 inlined, metric tables, the windows and the model manifests summarised), and
 print its path.
 
@@ -31,6 +32,8 @@ print its path.
 	}
 	f := cmd.Flags()
 	f.String("trace", "", "trace file (Parquet) the windows came from, for its wait-time CDF")
+	f.StringArray("predictions", nil, "mirage predict output (Parquet, labelled samples) for the predicted-vs-actual r figure; repeatable")
+	f.String("predictions-note", "", "text appended to the predicted-vs-actual figure's caption (e.g. which samples)")
 	f.String("title", reports.DefaultOptions().Title, "page title")
 	return cmd
 }
@@ -39,6 +42,8 @@ func runReport(cmd *cobra.Command, g *globalOptions, dir string) error {
 	opts := reports.DefaultOptions()
 	opts.Trace, _ = cmd.Flags().GetString("trace")
 	opts.Title, _ = cmd.Flags().GetString("title")
+	opts.Predictions, _ = cmd.Flags().GetStringArray("predictions")
+	opts.PredictionsNote, _ = cmd.Flags().GetString("predictions-note")
 	rep, err := reports.Render(cmd.Context(), dir, opts)
 	if err != nil {
 		if errors.Is(err, reports.ErrNoEvaluation) {

@@ -1,0 +1,115 @@
+package reports
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/internal/golden"
+	"github.com/mirage-hpc/mirage/train"
+)
+
+// writeHandPredictions writes a tiny `mirage predict` output: four rows,
+// r = 1, -2, 0.5 and 12 h, predicted as pred; labels false drops label_r_sec.
+func writeHandPredictions(t *testing.T, name, model string, pred []float32, labels bool) string {
+	t.Helper()
+	s := &features.Samples{
+		WindowID:   []int32{0, 1, 2, 3},
+		ChainNodes: []int32{1, 1, 1, 1},
+		ProbeTime:  []int64{1_700_000_000, 1_700_043_200, 1_700_086_400, 1_700_129_600},
+	}
+	if labels {
+		s.LabelRSec = []int64{3600, -7200, 1800, 12 * 3600}
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := train.WritePredictions(path, s, pred, model); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func handPredictions(t *testing.T) []string {
+	return []string{
+		writeHandPredictions(t, "forest.parquet", "models/forest sha256:abc", []float32{1.5, -1, 0.5, 6}, true),
+		writeHandPredictions(t, "xgb.parquet", "models/xgboost sha256:def", []float32{0, -2, 2, 13}, true),
+	}
+}
+
+func TestPredictionFigure_Golden(t *testing.T) {
+	var preds []Predictions
+	for _, path := range handPredictions(t) {
+		p, err := ReadPredictions(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		preds = append(preds, p)
+	}
+	if preds[0].Label != "models/forest" || len(preds[0].ActualH) != 4 || preds[0].ActualH[1] != -2 {
+		t.Fatalf("read %+v", preds[0])
+	}
+	f := predictionFigure(preds)
+	// forest: |0.5| + |1| + 0 + |6| = 7.5 / 4; xgboost: 1 + 0 + 1.5 + 1 = 3.5 / 4.
+	for _, want := range []string{"models/forest: MAE 1.88 h over 4 rows", "models/xgboost: MAE 0.88 h over 4 rows"} {
+		if !strings.Contains(f.Caption, want) {
+			t.Errorf("caption %q lacks %q", f.Caption, want)
+		}
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "predictions.golden.json"), append(b, '\n'))
+}
+
+func TestModelLabel_Manifest(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, train.ManifestFile), []byte(`{"kind":"forest"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := modelLabel(dir + " sha256:abc"); got != "forest:"+dir {
+		t.Fatalf("modelLabel = %q", got)
+	}
+}
+
+func TestReadPredictions_NoLabels(t *testing.T) {
+	path := writeHandPredictions(t, "p.parquet", "m sha256:0", []float32{1, 2, 3, 4}, false)
+	if _, err := ReadPredictions(context.Background(), path); err == nil || !strings.Contains(err.Error(), "label_r_sec") {
+		t.Fatalf("err = %v, want a missing label_r_sec", err)
+	}
+}
+
+func TestRender_Predictions(t *testing.T) {
+	dir := writeEval(t)
+	rep, err := Render(context.Background(), dir, Options{Predictions: handPredictions(t),
+		PredictionsNote: "Made on the training samples."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"predicted-vs-actual.png", "predicted-vs-actual.svg"} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	page, err := os.ReadFile(rep.HTML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pageProblems(page) {
+		t.Error("report.html: " + p)
+	}
+	if n := strings.Count(string(page), `src="data:image/png;base64,`); n != 5 {
+		t.Errorf("inlined figures: %d, want 5", n)
+	}
+	for _, want := range []string{"Predicted vs actual r.", "MAE 1.88 h over 4 rows", "Made on the training samples."} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if strings.Contains(string(page), "Predicted vs actual r is not drawn") {
+		t.Error("report.html still notes the figure as absent")
+	}
+}
