@@ -1,0 +1,246 @@
+package dqn
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/mirage-hpc/mirage/features"
+)
+
+// Artifact file names.
+const (
+	WeightsFile  = "model.safetensors"
+	ManifestFile = "manifest.json"
+	CurveFile    = "curve.csv"
+)
+
+// ErrDigest means a file does not match the manifest's SHA-256.
+var ErrDigest = errors.New("model file digest mismatch")
+
+// Manifest is manifest.json of a DQN model directory.
+type Manifest struct {
+	Kind                 string             `json:"kind"` // "dqn"
+	Features             []features.Feature `json:"features"`
+	FeatureSchemaVersion int                `json:"feature_schema_version"`
+	Standardisation      Stats              `json:"standardisation"`
+	Architecture         Architecture       `json:"architecture"`
+	Config               Config             `json:"hyper_parameters"`
+	Seed                 uint64             `json:"seed"`
+	Protocol             string             `json:"protocol,omitempty"`
+	TraceDigest          string             `json:"trace_sha256,omitempty"`
+	Training             TrainingSummary    `json:"training"`
+	Versions             map[string]string  `json:"versions,omitempty"`
+	Files                map[string]string  `json:"sha256"` // file name -> hex digest
+}
+
+// Architecture describes the MLP: Layers are the sizes from input to
+// output; hidden layers use Activation, the output is linear. Outputs are
+// the Q-values of Actions.
+type Architecture struct {
+	Layers     []int    `json:"layers"`
+	Activation string   `json:"activation"`
+	Actions    []string `json:"actions"`
+	Input      string   `json:"input"`
+}
+
+// TrainingSummary summarises the training curve.
+type TrainingSummary struct {
+	Episodes        int     `json:"episodes"`
+	Decisions       int     `json:"decisions"`
+	GradSteps       int     `json:"grad_steps"`
+	BestValidReturn float64 `json:"best_valid_return,omitempty"`
+	EarlyStopped    bool    `json:"early_stopped"`
+	LastReturnMean  float64 `json:"last_return_mean"` // over the last 10% of episodes
+}
+
+// Summarise fills a TrainingSummary from a Result.
+func Summarise(r *Result) TrainingSummary {
+	s := TrainingSummary{Episodes: len(r.Curve), Decisions: r.Decisions, GradSteps: r.GradSteps, EarlyStopped: r.Stopped}
+	if !math.IsInf(r.BestValid, 0) {
+		s.BestValidReturn = r.BestValid
+	}
+	if n := len(r.Curve); n > 0 {
+		k := max(n/10, 1)
+		for _, c := range r.Curve[n-k:] {
+			s.LastReturnMean += c.Return / float64(k)
+		}
+	}
+	return s
+}
+
+// Tensors returns net's parameters as F32 tensors l{i}.weight [out, in]
+// and l{i}.bias [out].
+func (m *MLP) Tensors() []Tensor {
+	var ts []Tensor
+	for l := range m.W {
+		in, out := m.Sizes[l], m.Sizes[l+1]
+		ts = append(ts,
+			Tensor{Name: fmt.Sprintf("l%d.weight", l), Shape: []int{out, in}, Data: toF32(m.W[l])},
+			Tensor{Name: fmt.Sprintf("l%d.bias", l), Shape: []int{out}, Data: toF32(m.B[l])})
+	}
+	return ts
+}
+
+func toF32(x []float64) []float32 {
+	out := make([]float32, len(x))
+	for i, v := range x {
+		out[i] = float32(v)
+	}
+	return out
+}
+
+// mlpFromTensors rebuilds an MLP of the given sizes.
+func mlpFromTensors(sizes []int, ts []Tensor) (*MLP, error) {
+	m := zeroMLP(sizes)
+	byName := map[string]Tensor{}
+	for _, t := range ts {
+		byName[t.Name] = t
+	}
+	for l := range m.W {
+		w, okw := byName[fmt.Sprintf("l%d.weight", l)]
+		b, okb := byName[fmt.Sprintf("l%d.bias", l)]
+		if !okw || !okb || !slices.Equal(w.Shape, []int{sizes[l+1], sizes[l]}) || !slices.Equal(b.Shape, []int{sizes[l+1]}) {
+			return nil, fmt.Errorf("dqn: layer %d missing or misshapen for sizes %v", l, sizes)
+		}
+		for i, v := range w.Data {
+			m.W[l][i] = float64(v)
+		}
+		for i, v := range b.Data {
+			m.B[l][i] = float64(v)
+		}
+	}
+	return m, nil
+}
+
+// WriteArtifact writes model.safetensors, curve.csv (when curve is not
+// nil) and manifest.json (last, with each file's SHA-256) into dir.
+func WriteArtifact(dir string, net *MLP, curve []byte, m *Manifest) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write artifact: %w", err)
+	}
+	w, err := EncodeSafetensors(net.Tensors(), map[string]string{"format": "mirage-dqn"})
+	if err != nil {
+		return err
+	}
+	m.Kind = "dqn"
+	m.Architecture = Architecture{Layers: slices.Clone(net.Sizes), Activation: "relu",
+		Actions: []string{"wait", "submit"}, Input: "standardised features"}
+	m.Files = map[string]string{}
+	files := map[string][]byte{WeightsFile: w}
+	if curve != nil {
+		files[CurveFile] = curve
+	}
+	for _, name := range []string{WeightsFile, CurveFile} {
+		b, ok := files[name]
+		if !ok {
+			continue
+		}
+		sum := sha256.Sum256(b)
+		m.Files[name] = hex.EncodeToString(sum[:])
+		if err := writeAtomic(filepath.Join(dir, name), b); err != nil {
+			return err
+		}
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, ManifestFile), append(b, '\n'))
+}
+
+func writeAtomic(path string, data []byte) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Model is a loaded DQN model directory.
+type Model struct {
+	Manifest Manifest
+	Net      *MLP
+}
+
+// Open reads dir's manifest and weights, checking the weights' SHA-256 (an
+// error wrapping ErrDigest on mismatch).
+func Open(dir string) (*Model, error) {
+	mb, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return nil, fmt.Errorf("open dqn model: %w", err)
+	}
+	var m Model
+	if err := json.Unmarshal(mb, &m.Manifest); err != nil {
+		return nil, fmt.Errorf("open dqn model %s: manifest: %w", dir, err)
+	}
+	if m.Manifest.Kind != "dqn" {
+		return nil, fmt.Errorf("open dqn model %s: kind %q", dir, m.Manifest.Kind)
+	}
+	wb, err := os.ReadFile(filepath.Join(dir, WeightsFile))
+	if err != nil {
+		return nil, fmt.Errorf("open dqn model: %w", err)
+	}
+	sum := sha256.Sum256(wb)
+	if got := hex.EncodeToString(sum[:]); got != m.Manifest.Files[WeightsFile] {
+		return nil, fmt.Errorf("open dqn model %s: %w: %s sha256 %s, manifest says %s", dir, ErrDigest, WeightsFile, got, m.Manifest.Files[WeightsFile])
+	}
+	ts, _, err := DecodeSafetensors(wb)
+	if err != nil {
+		return nil, fmt.Errorf("open dqn model %s: %w", dir, err)
+	}
+	layers := m.Manifest.Architecture.Layers
+	if len(layers) < 2 || layers[0] != len(m.Manifest.Features) || layers[len(layers)-1] != NumActions ||
+		len(m.Manifest.Standardisation.Mean) != layers[0] || len(m.Manifest.Standardisation.Std) != layers[0] {
+		return nil, fmt.Errorf("open dqn model %s: layers %v do not fit %d features and %d actions", dir, layers, len(m.Manifest.Features), NumActions)
+	}
+	if m.Net, err = mlpFromTensors(layers, ts); err != nil {
+		return nil, fmt.Errorf("open dqn model %s: %w", dir, err)
+	}
+	return &m, nil
+}
+
+// Check returns an error unless names and schemaVersion are exactly the
+// manifest's.
+func (m *Model) Check(names []string, schemaVersion int) error {
+	want := make([]string, len(m.Manifest.Features))
+	for i, f := range m.Manifest.Features {
+		want[i] = f.Name
+	}
+	if schemaVersion != m.Manifest.FeatureSchemaVersion || !slices.Equal(names, want) {
+		return fmt.Errorf("dqn: feature table (schema %d, %d features) does not match the model's (schema %d, %d features)",
+			schemaVersion, len(names), m.Manifest.FeatureSchemaVersion, len(want))
+	}
+	return nil
+}
+
+// Q writes the Q-values (wait, submit) of the raw feature vector x into dst.
+func (m *Model) Q(dst, x []float64) []float64 {
+	s := m.Manifest.Standardisation.Apply(nil, x)
+	return m.Net.Forward(dst, s)
+}
+
+// Submit reports whether the greedy action at raw features x is submit
+// (ties wait).
+func (m *Model) Submit(x []float64) bool { return ArgMax(m.Q(nil, x)) == ActionSubmit }

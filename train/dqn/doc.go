@@ -1,0 +1,25 @@
+// Package dqn trains a Deep Q-Network provisioner of the service chain in
+// the simulator and writes it as a model directory (issue 7).
+//
+// The network is a small pure-Go MLP (float64; ReLU hidden layers; two
+// Q-values: wait, submit) trained with Double DQN: an online and a target
+// network (synchronised every TargetSync gradient steps), experience
+// replay, the Huber loss on the chosen action's Q, Adam and gradient-norm
+// clipping, with an ε-greedy schedule. Everything random comes from
+// math/rand/v2 PCG sources seeded from Config.Seed, so a seed fixes the
+// weights.
+//
+// The environment (Env) is one window of the training period per episode:
+// the main timeline of features.Timeline, a decision every DecisionSec
+// from P's submission (the grid evaluate uses), the state the standardised
+// feature vector, the actions wait and submit. The episode ends when Q is
+// submitted (forced at P's end); the only reward is terminal,
+// −(interruption h + λ·overlap h), from a fork of the main timeline in
+// which Q is submitted and run until it starts.
+//
+// Artifact: model.safetensors (F32 weights, layer i as "l{i}.weight"
+// [out, in] and "l{i}.bias" [out]) and manifest.json (features,
+// standardisation statistics, architecture, hyper-parameters, seed,
+// training-curve summary, sha256 of each file); curve.csv holds the
+// training curve.
+package dqn

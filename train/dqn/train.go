@@ -1,0 +1,307 @@
+package dqn
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/mirage-hpc/mirage/features"
+)
+
+// Config holds the hyper-parameters of Train; start from DefaultConfig.
+type Config struct {
+	Seed        uint64  `json:"seed"`
+	Hidden      []int   `json:"hidden"`
+	LR          float64 `json:"lr"`
+	Gamma       float64 `json:"gamma"`
+	HuberDelta  float64 `json:"huber_delta"`
+	ClipNorm    float64 `json:"clip_norm"`
+	BatchSize   int     `json:"batch_size"`
+	ReplaySize  int     `json:"replay_size"`
+	LearnStart  int     `json:"learn_start"`    // transitions before the first gradient step
+	TrainEvery  int     `json:"train_every"`    // decisions per gradient step
+	TargetSync  int     `json:"target_sync"`    // gradient steps between target syncs
+	Episodes    int     `json:"episodes"`       // training episodes (at most)
+	EpsStart    float64 `json:"eps_start"`      // ε at the first decision
+	EpsEnd      float64 `json:"eps_end"`        // final ε
+	EpsSteps    int     `json:"eps_steps"`      // decisions over which ε decays linearly
+	StatsEps    int     `json:"stats_episodes"` // wait-only episodes for the standardisation statistics
+	Lambda      float64 `json:"lambda"`         // overlap weight in the reward
+	DecisionSec int64   `json:"decision_sec"`   // decision interval
+	StartStep   int64   `json:"start_step_sec"`
+	// ValidShare is the share of the training period's window starts held
+	// out for early stopping; ValidEpisodes windows evenly spaced in it are
+	// replayed greedily every ValidEvery episodes; training stops after
+	// Patience validations without improvement and keeps the best weights.
+	ValidShare    float64 `json:"valid_share"`
+	ValidEpisodes int     `json:"valid_episodes"`
+	ValidEvery    int     `json:"valid_every"`
+	Patience      int     `json:"patience"`
+}
+
+// DefaultConfig returns the issue's defaults: 128-128 ReLU, Adam 1e-3,
+// λ = 0.5, a decision every 10 minutes.
+func DefaultConfig() Config {
+	return Config{
+		Seed: 1, Hidden: []int{128, 128}, LR: 1e-3, Gamma: 0.998, HuberDelta: 1, ClipNorm: 10,
+		BatchSize: 64, ReplaySize: 100000, LearnStart: 1000, TrainEvery: 1, TargetSync: 500,
+		Episodes: 300, EpsStart: 1, EpsEnd: 0.05, EpsSteps: 30000, StatsEps: 8,
+		Lambda: 0.5, DecisionSec: 600, StartStep: 600,
+		ValidShare: 0.1, ValidEpisodes: 8, ValidEvery: 25, Patience: 4,
+	}
+}
+
+// CurvePoint is one training episode.
+type CurvePoint struct {
+	Episode     int
+	Start       int64
+	ChainNodes  int
+	Decisions   int
+	Return      float64 // the terminal reward
+	RSec        int64
+	Loss        float64 // mean loss of the episode's gradient steps (NaN: none)
+	Epsilon     float64 // ε at the episode's last decision
+	ValidReturn float64 // mean greedy return on the held-out windows (NaN: not validated)
+}
+
+// Result is Train's output.
+type Result struct {
+	Net        *MLP // the best validated weights, else the last
+	Stats      Stats
+	Curve      []CurvePoint
+	Decisions  int
+	GradSteps  int
+	BestValid  float64
+	Stopped    bool // early stopping fired
+	EnvSec     float64
+	LearnSec   float64
+	ValidStart []int64
+}
+
+// Train trains a Double DQN on env. progress, when not nil, is called after
+// each episode.
+func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint)) (*Result, error) {
+	if cfg.BatchSize < 1 || cfg.TrainEvery < 1 || cfg.DecisionSec < 1 || cfg.StartStep < 1 {
+		return nil, fmt.Errorf("dqn: invalid config %+v", cfg)
+	}
+	env.DecisionSec, env.Lambda = cfg.DecisionSec, cfg.Lambda
+	nf := features.NumFeatures()
+	sizes := append(append([]int{nf}, cfg.Hidden...), NumActions)
+	agent, err := NewAgent(sizes, cfg.Seed, cfg.LR)
+	if err != nil {
+		return nil, err
+	}
+	agent.Gamma, agent.HuberDelta, agent.ClipNorm, agent.TargetSync = cfg.Gamma, cfg.HuberDelta, cfg.ClipNorm, cfg.TargetSync
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x64716e))
+	first, last := env.Span()
+	split := last
+	var validStarts []int64
+	if cfg.ValidEpisodes > 0 && cfg.ValidShare > 0 && last > first {
+		split = first + int64(float64(last-first)*(1-cfg.ValidShare))
+		for i := range cfg.ValidEpisodes {
+			t := split + (last-split)*int64(i+1)/int64(cfg.ValidEpisodes+1)
+			validStarts = append(validStarts, t-t%cfg.StartStep)
+		}
+		split -= (env.opts.WorkloadSec) // keep training windows off the held-out period
+		split = max(split, first)
+	}
+	nodesList := env.ChainNodes()
+	draw := func() (int64, int) {
+		t := first
+		if split > first {
+			t += rng.Int64N((split-first)/cfg.StartStep+1) * cfg.StartStep
+		}
+		return t, nodesList[rng.IntN(len(nodesList))]
+	}
+	res := &Result{ValidStart: validStarts, BestValid: math.Inf(-1)}
+	raw := make([]float64, nf)
+
+	// Standardisation statistics from wait-only episodes; their
+	// transitions seed the replay buffer.
+	type rawTr struct {
+		s, s2 []float64
+		a     int
+		r     float64
+		done  bool
+	}
+	var rows [][]float64
+	var pending []rawTr
+	t0 := time.Now()
+	for range cfg.StatsEps {
+		start, nodes := draw()
+		if err := env.Reset(ctx, start, nodes, raw); err != nil {
+			return nil, err
+		}
+		for {
+			s := append([]float64(nil), raw...)
+			rows = append(rows, s)
+			r, done, err := env.Step(ctx, ActionWait, raw)
+			if err != nil {
+				return nil, err
+			}
+			tr := rawTr{s: s, a: ActionWait, r: r, done: done}
+			if done {
+				tr.a = ActionSubmit // forced at P's end
+				pending = append(pending, tr)
+				break
+			}
+			tr.s2 = append([]float64(nil), raw...)
+			pending = append(pending, tr)
+		}
+	}
+	if len(rows) == 0 {
+		res.Stats = Stats{Mean: make([]float64, nf), Std: make([]float64, nf)}
+		for i := range res.Stats.Std {
+			res.Stats.Std[i] = 1
+		}
+	} else {
+		res.Stats = NewStats(rows, nf)
+	}
+	st := res.Stats
+	buf := NewReplay(cfg.ReplaySize)
+	for _, p := range pending {
+		t := Transition{S: st.Apply(nil, p.s), A: p.a, R: p.r, Done: p.done}
+		if !p.done {
+			t.S2 = st.Apply(nil, p.s2)
+		}
+		buf.Add(t)
+	}
+	res.EnvSec += time.Since(t0).Seconds()
+	sched := Epsilon{Start: cfg.EpsStart, End: cfg.EpsEnd, Steps: cfg.EpsSteps}
+	var best *MLP
+	bad := 0
+	var batch []Transition
+	q := make([]float64, NumActions)
+	for ep := range cfg.Episodes {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		start, nodes := draw()
+		te := time.Now()
+		if err := env.Reset(ctx, start, nodes, raw); err != nil {
+			return nil, err
+		}
+		var learn time.Duration
+		s := st.Apply(nil, raw)
+		cp := CurvePoint{Episode: ep, Start: start, ChainNodes: nodes, ValidReturn: math.NaN()}
+		lossSum, lossN := 0.0, 0
+		for {
+			eps := sched.At(res.Decisions)
+			cp.Epsilon = eps
+			var a int
+			if rng.Float64() < eps {
+				a = rng.IntN(NumActions)
+			} else {
+				q = agent.Online.Forward(q, s)
+				a = ArgMax(q)
+			}
+			forced := env.Last()
+			r, done, err := env.Step(ctx, a, raw)
+			if err != nil {
+				return nil, err
+			}
+			if forced {
+				a = ActionSubmit
+			}
+			res.Decisions++
+			cp.Decisions++
+			tr := Transition{S: s, A: a, R: r, Done: done}
+			if !done {
+				tr.S2 = st.Apply(nil, raw)
+			}
+			buf.Add(tr)
+			if buf.Len() >= max(cfg.LearnStart, cfg.BatchSize) && res.Decisions%cfg.TrainEvery == 0 {
+				tl := time.Now()
+				batch = buf.Sample(batch[:0], cfg.BatchSize, rng)
+				l, _ := agent.Update(batch)
+				learn += time.Since(tl)
+				lossSum += l
+				lossN++
+				res.GradSteps++
+			}
+			if done {
+				cp.Return, cp.RSec = r, env.RSec()
+				break
+			}
+			s = tr.S2
+		}
+		res.LearnSec += learn.Seconds()
+		res.EnvSec += (time.Since(te) - learn).Seconds()
+		cp.Loss = math.NaN()
+		if lossN > 0 {
+			cp.Loss = lossSum / float64(lossN)
+		}
+		if len(validStarts) > 0 && cfg.ValidEvery > 0 && (ep+1)%cfg.ValidEvery == 0 {
+			v, err := Validate(ctx, env, agent.Online, st, validStarts)
+			if err != nil {
+				return nil, err
+			}
+			cp.ValidReturn = v
+			if v > res.BestValid {
+				res.BestValid, best, bad = v, agent.Online.Clone(), 0
+			} else {
+				bad++
+			}
+		}
+		res.Curve = append(res.Curve, cp)
+		if progress != nil {
+			progress(cp)
+		}
+		if cfg.Patience > 0 && bad >= cfg.Patience {
+			res.Stopped = true
+			break
+		}
+	}
+	res.Net = agent.Online
+	if best != nil {
+		res.Net = best
+	}
+	return res, nil
+}
+
+// Validate replays the greedy policy of net on each start, for every chain
+// size, and returns the mean terminal reward.
+func Validate(ctx context.Context, env *Env, net *MLP, st Stats, starts []int64) (float64, error) {
+	raw := make([]float64, features.NumFeatures())
+	var s, q []float64
+	sum, n := 0.0, 0
+	for _, start := range starts {
+		for _, nodes := range env.ChainNodes() {
+			if err := env.Reset(ctx, start, nodes, raw); err != nil {
+				return 0, err
+			}
+			for {
+				s = st.Apply(s, raw)
+				q = net.Forward(q, s)
+				r, done, err := env.Step(ctx, ArgMax(q), raw)
+				if err != nil {
+					return 0, err
+				}
+				if done {
+					sum += r
+					n++
+					break
+				}
+			}
+		}
+	}
+	return sum / float64(max(n, 1)), nil
+}
+
+// WriteCurveCSV writes the training curve with a header.
+func WriteCurveCSV(w io.Writer, curve []CurvePoint) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"episode", "window_start", "chain_nodes", "decisions", "return", "r_sec", "loss", "epsilon", "valid_return"})
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, c := range curve {
+		cw.Write([]string{strconv.Itoa(c.Episode), strconv.FormatInt(c.Start, 10), strconv.Itoa(c.ChainNodes),
+			strconv.Itoa(c.Decisions), g(c.Return), strconv.FormatInt(c.RSec, 10), g(c.Loss), g(c.Epsilon), g(c.ValidReturn)})
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,244 @@
+package dqn
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/sim"
+)
+
+const day0 = 1667260800 // 2022-11-01T00:00:00Z
+
+// busyJobs is a deterministic busy workload on 8 nodes (as evaluate's
+// tests build it).
+func busyJobs(n, days int, seed uint64) []sim.Job {
+	r := rand.New(rand.NewPCG(seed, 1))
+	jobs := make([]sim.Job, n)
+	span := int64(days) * 86400
+	for i := range jobs {
+		submit := day0 + r.Int64N(span)
+		limit := 3600 * (1 + r.Int64N(24))
+		jobs[i] = sim.Job{
+			Name: fmt.Sprint(i), User: int32(r.IntN(5)), Nodes: int32(1 + r.IntN(4)),
+			Submit: submit, After: sim.NoJob, LimitSec: limit, RunSec: r.Int64N(limit + 1),
+			TraceStart: submit + r.Int64N(4*3600),
+		}
+	}
+	slices.SortStableFunc(jobs, func(a, b sim.Job) int { return int(a.Submit - b.Submit) })
+	return jobs
+}
+
+func testEnv(t testing.TB) *Env {
+	t.Helper()
+	cfg := sim.DefaultConfig()
+	cfg.Nodes = 8
+	o := features.DefaultOptions()
+	o.Config, o.Mode = cfg, sim.WindowCold
+	o.Start, o.Windows, o.IntervalSec = day0+86400, 4, 6*3600
+	o.WarmupSec, o.WorkloadSec = 12*3600, 2*86400
+	o.ChainLimitSec = 6 * 3600
+	o.ChainNodes = []int{1, 4}
+	e, err := NewEnv(busyJobs(400, 5, 1), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func testConfig() Config {
+	c := DefaultConfig()
+	c.Hidden = []int{16, 16}
+	c.Episodes, c.StatsEps = 6, 2
+	c.BatchSize, c.LearnStart, c.TargetSync = 8, 16, 10
+	c.EpsSteps = 100
+	c.DecisionSec = 1800
+	c.ValidShare, c.ValidEpisodes, c.ValidEvery, c.Patience = 0.3, 1, 3, 5
+	return c
+}
+
+func TestTrain_Deterministic(t *testing.T) {
+	ctx := context.Background()
+	a, err := Train(ctx, testEnv(t), testConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Train(ctx, testEnv(t), testConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.GradSteps == 0 || len(a.Curve) != 6 {
+		t.Fatalf("%d gradient steps, %d episodes", a.GradSteps, len(a.Curve))
+	}
+	for k, p := range a.Net.Params() {
+		if !slices.Equal(p, b.Net.Params()[k]) {
+			t.Fatalf("param %d differs between runs with the same seed", k)
+		}
+	}
+	var ca, cb bytes.Buffer
+	if err := WriteCurveCSV(&ca, a.Curve); err != nil {
+		t.Fatal(err)
+	}
+	WriteCurveCSV(&cb, b.Curve)
+	if !bytes.Equal(ca.Bytes(), cb.Bytes()) {
+		t.Fatalf("curves differ:\n%s\n%s", ca.String(), cb.String())
+	}
+	for _, c := range a.Curve {
+		if c.Return > 0 || c.Return != Reward(c.RSec, 0.5) {
+			t.Errorf("episode %d: return %g for r %d s", c.Episode, c.Return, c.RSec)
+		}
+	}
+
+	// Artifact round trip.
+	dir := t.TempDir()
+	m := &Manifest{Features: features.Schema(), FeatureSchemaVersion: features.FeatureSchemaVersion,
+		Standardisation: a.Stats, Config: testConfig(), Seed: 1, Training: Summarise(a)}
+	if err := WriteArtifact(dir, a.Net, ca.Bytes(), m); err != nil {
+		t.Fatal(err)
+	}
+	mod, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mod.Check(features.Names(), features.FeatureSchemaVersion); err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, features.NumFeatures())
+	r := rand.New(rand.NewPCG(9, 9))
+	for range 5 {
+		for i := range x {
+			x[i] = a.Stats.Mean[i] + a.Stats.Std[i]*r.NormFloat64()
+		}
+		got, want := mod.Q(nil, x), a.Net.Forward(nil, a.Stats.Apply(nil, x))
+		for i := range got {
+			if math.Abs(got[i]-want[i]) > 1e-3*math.Max(1, math.Abs(want[i])) {
+				t.Fatalf("Q %v after round trip, %v before", got, want)
+			}
+		}
+	}
+	// A changed weights file fails the digest check.
+	wf := filepath.Join(dir, WeightsFile)
+	wb, _ := os.ReadFile(wf)
+	wb[len(wb)-1] ^= 1
+	os.WriteFile(wf, wb, 0o644)
+	if _, err := Open(dir); !errors.Is(err, ErrDigest) {
+		t.Fatalf("Open of a changed file: %v", err)
+	}
+}
+
+func TestEnv_WaitUntilForced(t *testing.T) {
+	ctx := context.Background()
+	e := testEnv(t)
+	e.DecisionSec = 1800
+	raw := make([]float64, features.NumFeatures())
+	first, _ := e.Span()
+	if err := e.Reset(ctx, first, 1, raw); err != nil {
+		t.Fatal(err)
+	}
+	steps := 0
+	for {
+		steps++
+		r, done, err := e.Step(ctx, ActionWait, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done {
+			if r != Reward(e.RSec(), 0.5) || e.RSec() < 0 {
+				t.Fatalf("reactive: reward %g, r %d s", r, e.RSec())
+			}
+			break
+		}
+		if r != 0 {
+			t.Fatalf("non-terminal reward %g", r)
+		}
+	}
+	if steps != len(e.grid) {
+		t.Fatalf("%d steps on a grid of %d", steps, len(e.grid))
+	}
+}
+
+func TestSafetensors_RoundTrip(t *testing.T) {
+	ts := []Tensor{
+		{Name: "a", Shape: []int{2, 3}, Data: []float32{1, 2, 3, 4, 5, float32(math.Inf(-1))}},
+		{Name: "b", Shape: []int{1}, Data: []float32{-0.5}},
+		{Name: "c", Shape: []int{}, Data: []float32{7}},
+	}
+	b, err := EncodeSafetensors(ts, map[string]string{"k": "v"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hl := int(b[0]) | int(b[1])<<8; (8+hl)%8 != 0 || b[8] != '{' {
+		t.Fatalf("header length %d", hl)
+	}
+	got, meta, err := DecodeSafetensors(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta["k"] != "v" || len(got) != len(ts) {
+		t.Fatalf("meta %v, %d tensors", meta, len(got))
+	}
+	for i := range ts {
+		if got[i].Name != ts[i].Name || !slices.Equal(got[i].Shape, ts[i].Shape) || !slices.Equal(got[i].Data, ts[i].Data) {
+			t.Fatalf("tensor %d: %+v, want %+v", i, got[i], ts[i])
+		}
+	}
+	for _, bad := range [][]byte{nil, b[:10], append([]byte{0xff, 0xff, 0, 0, 0, 0, 0, 0}, b[8:]...), b[:len(b)-4]} {
+		if _, _, err := DecodeSafetensors(bad); !errors.Is(err, ErrSafetensors) {
+			t.Errorf("%d bytes: err %v", len(bad), err)
+		}
+	}
+}
+
+func BenchmarkEnvDecisions(b *testing.B) {
+	ctx := context.Background()
+	e := testEnv(b)
+	raw := make([]float64, features.NumFeatures())
+	first, _ := e.Span()
+	n := 0
+	for b.Loop() {
+		if err := e.Reset(ctx, first, 1, raw); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			n++
+			_, done, err := e.Step(ctx, ActionWait, raw)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if done {
+				break
+			}
+		}
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "decisions/s")
+}
+
+func BenchmarkGradStep(b *testing.B) {
+	a, err := NewAgent([]int{features.NumFeatures(), 128, 128, 2}, 1, 1e-3)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	buf := NewReplay(1000)
+	for range 1000 {
+		s, s2 := make([]float64, features.NumFeatures()), make([]float64, features.NumFeatures())
+		for i := range s {
+			s[i], s2[i] = r.NormFloat64(), r.NormFloat64()
+		}
+		buf.Add(Transition{S: s, A: r.IntN(2), R: -r.Float64(), S2: s2, Done: r.IntN(10) == 0})
+	}
+	var batch []Transition
+	for b.Loop() {
+		batch = buf.Sample(batch[:0], 64, r)
+		a.Update(batch)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+}
