@@ -22,9 +22,13 @@ func TestDQN_Replay(t *testing.T) {
 	if err := dqn.WriteArtifact(dir, net, nil, m); err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewDQN("dqn", dir)
+	ps, err := ParsePolicies("dqn:"+dir, nil, 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	p := ps[0]
+	if p.Name() != "dqn:"+dir {
+		t.Errorf("name = %q", p.Name())
 	}
 	opts := testOptions(sim.WindowCold, 1)
 	opts.Features.Windows = 2

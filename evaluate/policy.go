@@ -190,8 +190,16 @@ func ParsePolicies(list string, thetas []float64, marginSec int64) ([]Policy, er
 			out = append(out, Oracle{})
 		default:
 			kind, dir, ok := strings.Cut(s, ":")
+			if ok && kind == "dqn" && dir != "" {
+				d, err := NewDQN(s, dir)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, d)
+				continue
+			}
 			if !ok || (kind != "forest" && kind != "xgboost") || dir == "" {
-				return nil, fmt.Errorf("%w %q: want reactive, immediate, avg, slurm-estimate, oracle, forest:DIR or xgboost:DIR", ErrPolicy, s)
+				return nil, fmt.Errorf("%w %q: want reactive, immediate, avg, slurm-estimate, oracle, forest:DIR, xgboost:DIR or dqn:DIR", ErrPolicy, s)
 			}
 			m, err := NewModel(s, dir, thetas[0])
 			if err != nil {
