@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mirage-hpc/mirage/train/dqn"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,7 +33,10 @@ early stopping on the latest training windows).
 	}
 	f := cmd.Flags()
 	d := defaultConfig().Train
-	f.String("model", d.Model, "model: forest or xgboost")
+	f.String("model", d.Model, "model: forest, xgboost or dqn")
+	f.String("trace", "", "dqn: trace file (Parquet); the episodes are windows of --protocol's training period")
+	f.String("protocol", "", "dqn: features protocol (e.g. ls6, mirage-ls6)")
+	f.Int("episodes", 0, "dqn: training episodes (0 = default)")
 	f.String("samples", "", "samples file (Parquet, from mirage features build); required")
 	f.StringP("output", "o", "", "output model directory; required")
 	f.Int("cv", d.CV, "cross-validation folds (0 = none)")
@@ -151,6 +155,9 @@ type trainCV struct {
 
 func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	c := g.cfg.Train
+	if c.Model == "dqn" {
+		return runTrainDQN(cmd, g, c)
+	}
 	if c.Samples == "" || c.Output == "" {
 		return usagef("train: --samples and -o are required")
 	}
@@ -200,4 +207,41 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	}
 	fmt.Fprintf(g.stdout, "wrote %s\n", c.Output)
 	return nil
+}
+
+// runTrainDQN trains the Deep Q-Network provisioner in the simulator.
+func runTrainDQN(cmd *cobra.Command, g *globalOptions, c TrainConfig) error {
+	if c.Trace == "" || c.Protocol == "" || c.Output == "" {
+		return usagef("train --model dqn: --trace, --protocol and -o are required")
+	}
+	cfg := dqn.DefaultConfig()
+	cfg.Seed = c.Seed
+	if c.Episodes > 0 {
+		cfg.Episodes = c.Episodes
+	}
+	began := time.Now()
+	res, err := dqn.Fit(cmd.Context(), dqn.FitOptions{Trace: c.Trace, Protocol: c.Protocol, Dir: c.Output, Version: version}, cfg,
+		func(p dqn.CurvePoint) {
+			if p.Episode%50 == 0 {
+				g.log().Info("dqn", "episode", p.Episode, "return", p.Return, "loss", p.Loss, "epsilon", p.Epsilon)
+			}
+		})
+	if err != nil {
+		return err
+	}
+	sum := map[string]any{
+		"model": "dqn", "output": c.Output, "episodes": len(res.Curve), "decisions": res.Decisions,
+		"grad_steps": res.GradSteps, "early_stopped": res.Stopped, "wall_sec": time.Since(began).Seconds(),
+	}
+	if g.cfg.JSON {
+		b, err := json.MarshalIndent(sum, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(g.stdout, string(b))
+		return err
+	}
+	_, err = fmt.Fprintf(g.stdout, "dqn: %d episodes, %d decisions, %d gradient steps, %.1f s -> %s\n",
+		len(res.Curve), res.Decisions, res.GradSteps, sum["wall_sec"], c.Output)
+	return err
 }

@@ -61,6 +61,11 @@ type TrainConfig struct {
 	Threads int    `mapstructure:"threads"`
 	Seed    uint64 `mapstructure:"seed"`
 	Device  string `mapstructure:"device"`
+	// DQN: the trace and features protocol whose training windows are the
+	// episodes, and the episode budget (0 = the DQN default).
+	Trace    string `mapstructure:"trace"`
+	Protocol string `mapstructure:"protocol"`
+	Episodes int    `mapstructure:"episodes"`
 	// Params are model parameters (train.params.*); zero means the
 	// model's default. Flags --objective, --huber-slope, --max-depth,
 	// --eta, --rounds and --trees override them.

@@ -1,0 +1,84 @@
+package dqn
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/trace"
+)
+
+// FitOptions says what Fit trains on and where it writes.
+type FitOptions struct {
+	// Trace is the trace file (its sha256 goes into the manifest).
+	Trace string
+	// Protocol names the features preset whose training windows are the
+	// episodes (features.LookupProtocol).
+	Protocol string
+	// Dir is the model directory to write.
+	Dir string
+	// Version is the mirage version recorded in the manifest.
+	Version string
+}
+
+// Fit trains a DQN on the protocol's training period of a trace and writes
+// the model directory (model.safetensors, curve.csv, manifest.json). It is
+// the Go API behind `mirage train --model dqn`.
+func Fit(ctx context.Context, opts FitOptions, cfg Config, progress func(CurvePoint)) (*Result, error) {
+	proto, err := features.LookupProtocol(opts.Protocol)
+	if err != nil {
+		return nil, err
+	}
+	tjobs, err := trace.ReadAll(opts.Trace)
+	if err != nil {
+		return nil, err
+	}
+	digest, err := fileDigest(opts.Trace)
+	if err != nil {
+		return nil, err
+	}
+	jobs, fopts, err := proto.Prepare(tjobs)
+	if err != nil {
+		return nil, err
+	}
+	env, err := NewEnv(jobs, fopts)
+	if err != nil {
+		return nil, err
+	}
+	res, err := Train(ctx, env, cfg, progress)
+	if err != nil {
+		return nil, err
+	}
+	var curve bytes.Buffer
+	if err := WriteCurveCSV(&curve, res.Curve); err != nil {
+		return nil, err
+	}
+	m := &Manifest{
+		Kind: "dqn", Features: features.Schema(), FeatureSchemaVersion: features.FeatureSchemaVersion,
+		Standardisation: res.Stats, Config: cfg, Seed: cfg.Seed, Protocol: opts.Protocol,
+		TraceDigest: digest, Training: Summarise(res),
+		Versions: map[string]string{"mirage": opts.Version},
+	}
+	if err := WriteArtifact(opts.Dir, res.Net, curve.Bytes(), m); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func fileDigest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("digest %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("digest %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
