@@ -195,7 +195,14 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 			cp.Epsilon = eps
 			var a int
 			if rng.Float64() < eps {
-				a = rng.IntN(NumActions)
+				// Explore as an optimal-stopping problem: submit with
+				// probability 1/(decisions left), so exploratory submissions
+				// fall uniformly over the episode instead of after ~2
+				// decisions, as a fair coin would make them.
+				a = ActionWait
+				if rng.Float64()*float64(max(1, len(env.grid)-env.k)) < 1 {
+					a = ActionSubmit
+				}
 			} else {
 				q = agent.Online.Forward(q, s)
 				a = ArgMax(q)
