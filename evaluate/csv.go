@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -79,37 +80,11 @@ func WriteDir(dir string, m Metrics, rows []Row) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(dir, "metrics.json"), func(w io.Writer) error {
+	if err := atomicfile.Write(filepath.Join(dir, "metrics.json"), func(w io.Writer) error {
 		_, err := w.Write(append(b, '\n'))
 		return err
 	}); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, "windows.csv"), func(w io.Writer) error { return WriteCSV(w, rows) })
-}
-
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = write(tmp); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(filepath.Join(dir, "windows.csv"), func(w io.Writer) error { return WriteCSV(w, rows) })
 }

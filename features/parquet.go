@@ -2,9 +2,8 @@ package features
 
 import (
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
+	"github.com/mirage-hpc/mirage/internal/atomicfile"
+	"io"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -78,44 +77,27 @@ func WriteParquet(path string, s *Samples, meta FileMeta) (err error) {
 		arrow.Field{Name: ColLabelWait, Type: arrow.PrimitiveTypes.Int64})
 	schema := arrow.NewSchema(fields, &md)
 
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write samples: %w", err)
-	}
-	defer func() {
+	return atomicfile.Write(path, func(out io.Writer) error {
+		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithMaxRowGroupLength(rowGroupRows))
+		fw, err := pqarrow.NewFileWriter(schema, out, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 		if err != nil {
-			_ = tmp.Close()
-			os.Remove(tmp.Name())
+			return err
 		}
-	}()
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("write samples: %w", err)
-	}
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithMaxRowGroupLength(rowGroupRows))
-	fw, err := pqarrow.NewFileWriter(schema, tmp, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-	if err != nil {
-		return fmt.Errorf("write samples %s: %w", path, err)
-	}
-	mem := memory.DefaultAllocator
-	for lo := 0; lo < s.Len() || lo == 0; lo += rowGroupRows {
-		hi := min(lo+rowGroupRows, s.Len())
-		rec := batch(mem, schema, s, lo, hi)
-		err = fw.Write(rec)
-		rec.Release()
-		if err != nil {
-			return fmt.Errorf("write samples %s: %w", path, err)
+		mem := memory.DefaultAllocator
+		for lo := 0; lo < s.Len() || lo == 0; lo += rowGroupRows {
+			hi := min(lo+rowGroupRows, s.Len())
+			rec := batch(mem, schema, s, lo, hi)
+			err := fw.Write(rec)
+			rec.Release()
+			if err != nil {
+				return err
+			}
+			if hi == s.Len() {
+				break
+			}
 		}
-		if hi == s.Len() {
-			break
-		}
-	}
-	if err = fw.Close(); err != nil { // closes tmp too
-		return fmt.Errorf("write samples %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write samples: %w", err)
-	}
-	return nil
+		return fw.Close()
+	})
 }
 
 func metadata(s *Samples, meta FileMeta) (arrow.Metadata, error) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"io/fs"
 	"math"
 	"os"
@@ -194,7 +195,7 @@ func Render(ctx context.Context, dir string, opts Options) (Report, error) {
 				return Report{}, fmt.Errorf("figure %s: %w", f.Name, err)
 			}
 			path := filepath.Join(dir, f.Name+"."+format)
-			if err := writeAtomic(path, b); err != nil {
+			if err := atomicfile.WriteFile(path, b); err != nil {
 				return Report{}, err
 			}
 			f.Files = append(f.Files, path)
@@ -212,7 +213,7 @@ func Render(ctx context.Context, dir string, opts Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	if err := writeAtomic(rep.HTML, page); err != nil {
+	if err := atomicfile.WriteFile(rep.HTML, page); err != nil {
 		return Report{}, err
 	}
 	return rep, nil
@@ -414,29 +415,3 @@ func cdf(label string, x []float64) Series {
 
 // round keeps 6 decimals so goldens do not depend on the last bits.
 func round(v float64) float64 { return math.Round(v*1e6) / 1e6 }
-
-func writeAtomic(path string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,7 +61,7 @@ func WriteArtifact(dir string, model []byte, m *Manifest) error {
 	}
 	sum := sha256.Sum256(model)
 	m.ModelSHA256 = hex.EncodeToString(sum[:])
-	if err := writeAtomic(filepath.Join(dir, ModelFile), model); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, ModelFile), model); err != nil {
 		return err
 	}
 	if m.CV != nil {
@@ -68,7 +69,7 @@ func WriteArtifact(dir string, model []byte, m *Manifest) error {
 		if err != nil {
 			return err
 		}
-		if err := writeAtomic(filepath.Join(dir, CVFile), append(b, '\n')); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, CVFile), append(b, '\n')); err != nil {
 			return err
 		}
 	}
@@ -76,33 +77,7 @@ func WriteArtifact(dir string, model []byte, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, ManifestFile), append(b, '\n'))
-}
-
-func writeAtomic(path string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFile(filepath.Join(dir, ManifestFile), append(b, '\n'))
 }
 
 // Artifact is a loaded model directory.

@@ -2,8 +2,8 @@ package train
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"github.com/mirage-hpc/mirage/internal/atomicfile"
+	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -59,32 +59,15 @@ func WritePredictions(path string, s *features.Samples, pred []float32, model st
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write predictions: %w", err)
-	}
-	defer func() {
+	return atomicfile.Write(path, func(out io.Writer) error {
+		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
+		fw, err := pqarrow.NewFileWriter(schema, out, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 		if err != nil {
-			_ = tmp.Close()
-			os.Remove(tmp.Name())
+			return err
 		}
-	}()
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("write predictions: %w", err)
-	}
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
-	fw, err := pqarrow.NewFileWriter(schema, tmp, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-	if err != nil {
-		return fmt.Errorf("write predictions %s: %w", path, err)
-	}
-	if err = fw.Write(rec); err != nil {
-		return fmt.Errorf("write predictions %s: %w", path, err)
-	}
-	if err = fw.Close(); err != nil { // closes tmp too
-		return fmt.Errorf("write predictions %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write predictions: %w", err)
-	}
-	return nil
+		if err := fw.Write(rec); err != nil {
+			return err
+		}
+		return fw.Close()
+	})
 }

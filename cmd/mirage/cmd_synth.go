@@ -4,9 +4,8 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/mirage-hpc/mirage/ingest/synth"
@@ -97,33 +96,14 @@ func runSynth(g *globalOptions) error {
 	return err
 }
 
-// writeAtomic writes a file through a temporary file renamed into place.
+// writeAtomic writes a file through a temporary file renamed into place,
+// returning what write returns.
 func writeAtomic[T any](path string, write func(io.Writer) (T, error)) (T, error) {
-	var zero T
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
-	if err != nil {
-		return zero, err
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	v, err := write(bw)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return zero, fmt.Errorf("write %s: %w", path, err)
-	}
-	return v, nil
+	var v T
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		var err error
+		v, err = write(w)
+		return err
+	})
+	return v, err
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"math"
 	"os"
 	"path/filepath"
@@ -144,7 +145,7 @@ func WriteArtifact(dir string, net *MLP, curve []byte, m *Manifest) error {
 		}
 		sum := sha256.Sum256(b)
 		m.Files[name] = hex.EncodeToString(sum[:])
-		if err := writeAtomic(filepath.Join(dir, name), b); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, name), b); err != nil {
 			return err
 		}
 	}
@@ -152,30 +153,7 @@ func WriteArtifact(dir string, net *MLP, curve []byte, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, ManifestFile), append(b, '\n'))
-}
-
-func writeAtomic(path string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(filepath.Join(dir, ManifestFile), append(b, '\n'))
 }
 
 // Model is a loaded DQN model directory.
