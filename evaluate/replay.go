@@ -142,16 +142,9 @@ func safeWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, polic
 	return replayWindow(ctx, jobs, fo, policies, step, w, nodes, user)
 }
 
-// Grid returns the decision times of a chain: pSubmit + k*step while
-// before pEnd, pStart and pEnd, sorted and unique.
+// Grid returns the decision times of a chain (features.DecisionGrid).
 func Grid(pSubmit, pStart, pEnd, step int64) []int64 {
-	var g []int64
-	for t := pSubmit; t < pEnd; t += step {
-		g = append(g, t)
-	}
-	g = append(g, pStart, pEnd)
-	slices.Sort(g)
-	return slices.Compact(g)
+	return features.DecisionGrid(nil, pSubmit, pStart, pEnd, step)
 }
 
 func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, policies []Policy, step int64, w, nodes int, user int32) ([]Row, error) {
@@ -172,22 +165,11 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 		if labels[k].done {
 			return nil
 		}
-		f := s.Clone(nil)
-		q := tl.Q()
-		q.Submit = grid[k]
-		qid, err := f.Submit(q)
+		qStart, rSec, err := tl.QOutcome(ctx, grid[k], pEnd)
 		if err != nil {
 			return err
 		}
-		qStart, err := f.RunUntilStarted(ctx, qid)
-		if err != nil {
-			return fmt.Errorf("Q submitted at %d: %w", grid[k], err)
-		}
-		end := pEnd
-		if st, ok := f.Started(pid); ok {
-			end = st + p.RunSec
-		}
-		labels[k] = label{done: true, qStart: qStart, rSec: qStart - end}
+		labels[k] = label{done: true, qStart: qStart, rSec: rSec}
 		return nil
 	}
 	oracle := -1

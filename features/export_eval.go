@@ -2,6 +2,8 @@ package features
 
 import (
 	"context"
+	"fmt"
+	"slices"
 
 	"github.com/mirage-hpc/mirage/sim"
 )
@@ -64,3 +66,38 @@ func (t *Timeline) Features(ctx context.Context, dst []float64) error { return t
 // RecentMeanWaitSec returns the mean wait of the last RecentStarts jobs
 // started on the timeline (0 before any start), and how many it is over.
 func (t *Timeline) RecentMeanWaitSec() (float64, int) { return t.wr.rec.mean(), t.wr.rec.count() }
+
+// DecisionGrid appends to dst the decision times of a chain: pSubmit +
+// k*step while before pEnd, then pStart and pEnd, sorted and unique. It is
+// the grid evaluate's policies and the DQN environment decide on.
+func DecisionGrid(dst []int64, pSubmit, pStart, pEnd, step int64) []int64 {
+	for t := pSubmit; t < pEnd; t += step {
+		dst = append(dst, t)
+	}
+	dst = append(dst, pStart, pEnd)
+	slices.Sort(dst)
+	return slices.Compact(dst)
+}
+
+// QOutcome forks the timeline's simulation (which must be at t), submits Q
+// at t, runs the fork until Q starts and returns Q's start and r = Q.start
+// − P.end in the fork (pEnd when P has not started there). The timeline
+// itself is not changed.
+func (tl *Timeline) QOutcome(ctx context.Context, t, pEnd int64) (qStart, rSec int64, err error) {
+	f := tl.Sim().Clone(nil)
+	q := tl.Q()
+	q.Submit = t
+	qid, err := f.Submit(q)
+	if err != nil {
+		return 0, 0, err
+	}
+	qStart, err = f.RunUntilStarted(ctx, qid)
+	if err != nil {
+		return 0, 0, fmt.Errorf("Q submitted at %d: %w", t, err)
+	}
+	end := pEnd
+	if st, ok := f.Started(tl.PID()); ok {
+		end = st + tl.P().RunSec
+	}
+	return qStart, qStart - end, nil
+}

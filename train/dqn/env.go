@@ -71,7 +71,7 @@ func (e *Env) Reset(ctx context.Context, start int64, nodes int, state []float64
 	p := tl.P()
 	e.tl, e.nodes, e.started = tl, nodes, true
 	e.pEnd = pStart + p.RunSec
-	e.grid = Grid(e.grid[:0], p.Submit, pStart, e.pEnd, e.DecisionSec)
+	e.grid = features.DecisionGrid(e.grid[:0], p.Submit, pStart, e.pEnd, e.DecisionSec)
 	e.k = 0
 	return e.observe(ctx, state)
 }
@@ -99,7 +99,7 @@ func (e *Env) Step(ctx context.Context, action int, state []float64) (reward flo
 		return 0, true, fmt.Errorf("dqn: Step before Reset")
 	}
 	if action == ActionSubmit || e.Last() {
-		rSec, err := QOutcome(ctx, e.tl, e.grid[e.k], e.pEnd)
+		_, rSec, err := e.tl.QOutcome(ctx, e.grid[e.k], e.pEnd)
 		if err != nil {
 			return 0, true, err
 		}
@@ -116,37 +116,4 @@ func (e *Env) RSec() int64 { return e.lastR }
 // Reward returns −(max(r, 0) + λ·max(−r, 0)) in hours.
 func Reward(rSec int64, lambda float64) float64 {
 	return -(float64(max(rSec, 0)) + lambda*float64(max(-rSec, 0))) / 3600
-}
-
-// QOutcome forks tl's simulation (which must be at t), submits Q at t, runs
-// until Q starts and returns r = Q.start − P.end in the fork (pEnd when P
-// has not started there), as evaluate's labels do.
-func QOutcome(ctx context.Context, tl *features.Timeline, t, pEnd int64) (int64, error) {
-	f := tl.Sim().Clone(nil)
-	q := tl.Q()
-	q.Submit = t
-	qid, err := f.Submit(q)
-	if err != nil {
-		return 0, err
-	}
-	qStart, err := f.RunUntilStarted(ctx, qid)
-	if err != nil {
-		return 0, fmt.Errorf("Q submitted at %d: %w", t, err)
-	}
-	end := pEnd
-	if st, ok := f.Started(tl.PID()); ok {
-		end = st + tl.P().RunSec
-	}
-	return qStart - end, nil
-}
-
-// Grid appends to dst the decision times of a chain: pSubmit + k*step while
-// before pEnd, pStart and pEnd, sorted and unique (evaluate.Grid).
-func Grid(dst []int64, pSubmit, pStart, pEnd, step int64) []int64 {
-	for t := pSubmit; t < pEnd; t += step {
-		dst = append(dst, t)
-	}
-	dst = append(dst, pStart, pEnd)
-	slices.Sort(dst)
-	return slices.Compact(dst)
 }
