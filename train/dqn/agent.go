@@ -85,7 +85,6 @@ type Agent struct {
 
 	grad            *MLP
 	acts, scratch   activations
-	q2, q2t         []float64
 	target2, online []float64
 }
 
