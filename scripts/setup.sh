@@ -3,7 +3,7 @@
 # missing (with sudo when not root), then downloads the Go modules.
 set -euo pipefail
 
-packages=(libxgboost-dev python3-xgboost)
+packages=(libxgboost-dev python3-xgboost python3-onnx)
 missing=()
 for p in "${packages[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

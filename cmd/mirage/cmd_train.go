@@ -1,14 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/mirage-hpc/mirage/train/dqn"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mirage-hpc/mirage/train"
+	"github.com/mirage-hpc/mirage/train/dqn"
 )
 
 func newTrainCommand(g *globalOptions) *cobra.Command {
@@ -37,6 +39,7 @@ early stopping on the latest training windows).
 	f.String("trace", "", "dqn: trace file (Parquet); the episodes are windows of --protocol's training period")
 	f.String("protocol", "", "dqn: features protocol (e.g. ls6, mirage-ls6)")
 	f.Int("episodes", 0, "dqn: training episodes (0 = default)")
+	f.String("dqn-config", "", "dqn: JSON file of hyper-parameters overriding the defaults (the fields of manifest.json's hyper_parameters)")
 	f.String("samples", "", "samples file (Parquet, from mirage features build); required")
 	f.StringP("output", "o", "", "output model directory; required")
 	f.Int("cv", d.CV, "cross-validation folds (0 = none)")
@@ -215,7 +218,20 @@ func runTrainDQN(cmd *cobra.Command, g *globalOptions, c TrainConfig) error {
 		return usagef("train --model dqn: --trace, --protocol and -o are required")
 	}
 	cfg := dqn.DefaultConfig()
-	cfg.Seed = c.Seed
+	if c.DQNConfig != "" {
+		b, err := os.ReadFile(c.DQNConfig)
+		if err != nil {
+			return usageError{fmt.Errorf("train --dqn-config: %w", err)}
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&cfg); err != nil {
+			return usageError{fmt.Errorf("train --dqn-config %s: %w", c.DQNConfig, err)}
+		}
+	}
+	if cmd.Flags().Changed("seed") || c.DQNConfig == "" {
+		cfg.Seed = c.Seed
+	}
 	if c.Episodes > 0 {
 		cfg.Episodes = c.Episodes
 	}

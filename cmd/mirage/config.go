@@ -66,6 +66,9 @@ type TrainConfig struct {
 	Trace    string `mapstructure:"trace"`
 	Protocol string `mapstructure:"protocol"`
 	Episodes int    `mapstructure:"episodes"`
+	// DQNConfig is a JSON file of DQN hyper-parameters (the fields of
+	// manifest.json's hyper_parameters) overriding dqn.DefaultConfig.
+	DQNConfig string `mapstructure:"dqn_config"`
 	// Params are model parameters (train.params.*); zero means the
 	// model's default. Flags --objective, --huber-slope, --max-depth,
 	// --eta, --rounds and --trees override them.

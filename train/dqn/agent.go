@@ -83,9 +83,8 @@ type Agent struct {
 	TargetSync     int // gradient steps between target synchronisations
 	Steps          int // gradient steps taken
 
-	grad            *MLP
-	acts, scratch   activations
-	target2, online []float64
+	grad             *MLP
+	cur, next, nextT *batch // scratch: batch states, next states (online, target)
 }
 
 // NewAgent returns an agent whose online and target networks are equal.
@@ -100,7 +99,6 @@ func NewAgent(sizes []int, seed uint64, lr float64) (*Agent, error) {
 	a := &Agent{Online: net, Target: net.Clone(), Opt: NewAdam(net, lr), Gamma: 0.998, HuberDelta: 1,
 		ClipNorm: 10, TargetSync: 500}
 	a.grad = zeroMLP(sizes)
-	a.acts, a.scratch = net.newActivations(), net.newActivations()
 	return a, nil
 }
 
@@ -109,23 +107,45 @@ func NewAgent(sizes []int, seed uint64, lr float64) (*Agent, error) {
 // R + γ·Q_target(S2, argmax_a Q_online(S2, a)) (R alone when Done).
 func (a *Agent) Update(batch []Transition) (loss, gradNorm float64) {
 	a.grad.zero()
-	n := float64(len(batch))
+	n := len(batch)
+	if a.cur == nil || a.cur.cap < n {
+		a.cur, a.next, a.nextT = newBatch(a.Online.Sizes, n), newBatch(a.Online.Sizes, n), newBatch(a.Online.Sizes, n)
+		a.nextT.act[0] = a.next.act[0] // both networks read the same next states
+	}
+	k := 0
 	for _, t := range batch {
+		if !t.Done {
+			copy(a.next.input(k), t.S2)
+			k++
+		}
+	}
+	a.next.resize(k)
+	a.nextT.resize(k)
+	if k > 0 {
+		a.Online.forwardBatch(a.next)
+		a.Target.forwardBatch(a.nextT)
+	}
+	a.cur.resize(n)
+	for i, t := range batch {
+		copy(a.cur.input(i), t.S)
+	}
+	a.Online.forwardBatch(a.cur)
+	k = 0
+	inv := 1 / float64(n)
+	for i, t := range batch {
 		y := t.R
 		if !t.Done {
-			a.online = a.Online.Forward(a.online, t.S2)
-			a.target2 = a.Target.Forward(a.target2, t.S2)
-			y += a.Gamma * a.target2[ArgMax(a.online)]
+			y += a.Gamma * a.nextT.output(k)[ArgMax(a.next.output(k))]
+			k++
 		}
-		copy(a.acts[0], t.S)
-		a.Online.forward(a.acts)
-		out := a.acts[len(a.acts)-1]
+		out := a.cur.output(i)
 		l, g := huber(out[t.A]-y, a.HuberDelta)
-		loss += l / n
-		d := make([]float64, len(out))
-		d[t.A] = g / n
-		a.Online.backward(a.grad, a.acts, d, a.scratch)
+		loss += l * inv
+		d := a.cur.dOut(i)
+		clear(d)
+		d[t.A] = g * inv
 	}
+	a.Online.backwardBatch(a.grad, a.cur)
 	gradNorm = clipNorm(a.grad, a.ClipNorm)
 	a.Opt.Step(a.Online, a.grad)
 	a.Steps++

@@ -57,13 +57,18 @@ type TrainingSummary struct {
 	Decisions       int     `json:"decisions"`
 	GradSteps       int     `json:"grad_steps"`
 	BestValidReturn float64 `json:"best_valid_return,omitempty"`
-	EarlyStopped    bool    `json:"early_stopped"`
-	LastReturnMean  float64 `json:"last_return_mean"` // over the last 10% of episodes
+	// ValidReactive and ValidOracle are the reactive policy's and the
+	// hindsight oracle's mean returns on the same held-out windows.
+	ValidReactive  float64 `json:"valid_reactive_return"`
+	ValidOracle    float64 `json:"valid_oracle_return"`
+	EarlyStopped   bool    `json:"early_stopped"`
+	LastReturnMean float64 `json:"last_return_mean"` // over the last 10% of episodes
 }
 
 // Summarise fills a TrainingSummary from a Result.
 func Summarise(r *Result) TrainingSummary {
-	s := TrainingSummary{Episodes: len(r.Curve), Decisions: r.Decisions, GradSteps: r.GradSteps, EarlyStopped: r.Stopped}
+	s := TrainingSummary{Episodes: len(r.Curve), Decisions: r.Decisions, GradSteps: r.GradSteps, EarlyStopped: r.Stopped,
+		ValidReactive: r.ValidReactive, ValidOracle: r.ValidOracle}
 	if !math.IsInf(r.BestValid, 0) {
 		s.BestValidReturn = r.BestValid
 	}
@@ -120,8 +125,9 @@ func mlpFromTensors(sizes []int, ts []Tensor) (*MLP, error) {
 	return m, nil
 }
 
-// WriteArtifact writes model.safetensors, curve.csv (when curve is not
-// nil) and manifest.json (last, with each file's SHA-256) into dir.
+// WriteArtifact writes model.safetensors, model.onnx (EncodeONNX with
+// m.Versions as metadata), curve.csv (when curve is not nil) and
+// manifest.json (last, with each file's SHA-256) into dir.
 func WriteArtifact(dir string, net *MLP, curve []byte, m *Manifest) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write artifact: %w", err)
@@ -130,15 +136,19 @@ func WriteArtifact(dir string, net *MLP, curve []byte, m *Manifest) error {
 	if err != nil {
 		return err
 	}
+	onnx, err := EncodeONNX(net, m.Versions)
+	if err != nil {
+		return err
+	}
 	m.Kind = "dqn"
 	m.Architecture = Architecture{Layers: slices.Clone(net.Sizes), Activation: "relu",
 		Actions: []string{"wait", "submit"}, Input: "standardised features"}
 	m.Files = map[string]string{}
-	files := map[string][]byte{WeightsFile: w}
+	files := map[string][]byte{WeightsFile: w, ONNXFile: onnx}
 	if curve != nil {
 		files[CurveFile] = curve
 	}
-	for _, name := range []string{WeightsFile, CurveFile} {
+	for _, name := range []string{WeightsFile, ONNXFile, CurveFile} {
 		b, ok := files[name]
 		if !ok {
 			continue

@@ -18,8 +18,14 @@
 // which Q is submitted and run until it starts.
 //
 // Artifact: model.safetensors (F32 weights, layer i as "l{i}.weight"
-// [out, in] and "l{i}.bias" [out]) and manifest.json (features,
-// standardisation statistics, architecture, hyper-parameters, seed,
-// training-curve summary, sha256 of each file); curve.csv holds the
-// training curve.
+// [out, in] and "l{i}.bias" [out]), model.onnx (the same network for other
+// runtimes, see below) and manifest.json (features, standardisation
+// statistics, architecture, hyper-parameters, seed, training-curve summary,
+// sha256 of each file); curve.csv holds the training curve. model.onnx
+// (EncodeONNX; IR version 8, opset 13) maps input "features", float
+// [batch, n], the feature vector already standardised with the manifest's
+// statistics, to output "q_values", float [batch, 2] (index 0 wait, 1
+// submit), through a Gemm (transB=1) per layer with Relu between them; its
+// initializers are named as in the safetensors file and its
+// metadata_props are the manifest's versions.
 package dqn

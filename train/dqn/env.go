@@ -110,6 +110,20 @@ func (e *Env) Step(ctx context.Context, action int, state []float64) (reward flo
 	return 0, false, e.observe(ctx, state)
 }
 
+// SubmitOutcome returns the reward and r that submitting Q at the current
+// decision time would give, without ending the episode: the simulator is
+// forked there, so the main timeline is untouched.
+func (e *Env) SubmitOutcome(ctx context.Context) (reward float64, rSec int64, err error) {
+	if !e.started {
+		return 0, 0, fmt.Errorf("dqn: SubmitOutcome before Reset")
+	}
+	_, rSec, err = e.tl.QOutcome(ctx, e.grid[e.k], e.pEnd)
+	if err != nil {
+		return 0, 0, err
+	}
+	return Reward(rSec, e.Lambda), rSec, nil
+}
+
 // RSec returns r (Q.start − P.end, seconds) of the episode that just ended.
 func (e *Env) RSec() int64 { return e.lastR }
 

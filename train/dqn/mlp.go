@@ -122,48 +122,6 @@ func (m *MLP) Forward(dst, x []float64) []float64 {
 	return append(dst[:0], a[len(a)-1]...)
 }
 
-// backward accumulates into g the gradient of a loss whose derivative with
-// respect to the outputs is dOut, for the sample whose activations are a.
-// delta and next are scratch (one slice per layer size).
-func (m *MLP) backward(g *MLP, a activations, dOut []float64, scratch activations) {
-	last := len(m.W)
-	copy(scratch[last], dOut)
-	for l := last - 1; l >= 0; l-- {
-		d := scratch[l+1]
-		in := a[l]
-		nIn := len(in)
-		w, gw, gb := m.W[l], g.W[l], g.B[l]
-		if l > 0 {
-			clear(scratch[l])
-		}
-		for o, dv := range d {
-			if dv == 0 {
-				continue
-			}
-			gb[o] += dv
-			grow := gw[o*nIn : (o+1)*nIn]
-			for i, x := range in {
-				grow[i] += dv * x
-			}
-			if l > 0 {
-				row := w[o*nIn : (o+1)*nIn]
-				prev := scratch[l]
-				for i := range prev {
-					prev[i] += dv * row[i]
-				}
-			}
-		}
-		if l > 0 {
-			prev := scratch[l]
-			for i, x := range in { // ReLU'
-				if x <= 0 {
-					prev[i] = 0
-				}
-			}
-		}
-	}
-}
-
 // zero sets every parameter to 0.
 func (m *MLP) zero() {
 	for _, p := range m.Params() {

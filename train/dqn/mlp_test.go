@@ -42,16 +42,22 @@ func TestMLP_GradientCheck(t *testing.T) {
 		return s
 	}
 	g := zeroMLP(m.Sizes)
-	acts, scratch := m.newActivations(), m.newActivations()
-	for _, b := range batch {
-		copy(acts[0], b.x)
-		m.forward(acts)
-		out := acts[len(acts)-1]
-		_, dg := huber(out[b.a]-b.y, 1)
-		d := make([]float64, len(out))
-		d[b.a] = dg
-		m.backward(g, acts, d, scratch)
+	b := newBatch(m.Sizes, len(batch))
+	for i, s := range batch {
+		copy(b.input(i), s.x)
 	}
+	m.forwardBatch(b)
+	for i, s := range batch {
+		out := b.output(i)
+		if want := m.Forward(nil, s.x); math.Abs(want[0]-out[0])+math.Abs(want[1]-out[1]) > 1e-12 {
+			t.Fatalf("sample %d: batch forward %v, single forward %v", i, out, want)
+		}
+		_, dg := huber(out[s.a]-s.y, 1)
+		d := b.dOut(i)
+		clear(d)
+		d[s.a] = dg
+	}
+	m.backwardBatch(g, b)
 	const h = 1e-6
 	ps, gs := m.Params(), g.Params()
 	checked := 0

@@ -34,6 +34,13 @@ type Config struct {
 	Lambda      float64 `json:"lambda"`         // overlap weight in the reward
 	DecisionSec int64   `json:"decision_sec"`   // decision interval
 	StartStep   int64   `json:"start_step_sec"`
+	// AllActions also stores, at every decision where the agent waits, the
+	// transition of submitting there: the simulator is forked and Q run
+	// until it starts (one fork per decision). Waiting has no effect on the
+	// cluster, so this counterfactual is exact experience, and the submit
+	// action's values are learnt from every visited state rather than
+	// from the one where the episode ends.
+	AllActions bool `json:"all_actions"`
 	// ValidShare is the share of the training period's window starts held
 	// out for early stopping; ValidEpisodes windows evenly spaced in it are
 	// replayed greedily every ValidEvery episodes; training stops after
@@ -51,7 +58,7 @@ func DefaultConfig() Config {
 		Seed: 1, Hidden: []int{128, 128}, LR: 1e-3, Gamma: 0.998, HuberDelta: 1, ClipNorm: 10,
 		BatchSize: 64, ReplaySize: 100000, LearnStart: 1000, TrainEvery: 1, TargetSync: 500,
 		Episodes: 300, EpsStart: 1, EpsEnd: 0.05, EpsSteps: 30000, StatsEps: 8,
-		Lambda: 0.5, DecisionSec: 600, StartStep: 600,
+		Lambda: 0.5, DecisionSec: 600, StartStep: 600, AllActions: true,
 		ValidShare: 0.1, ValidEpisodes: 8, ValidEvery: 25, Patience: 4,
 	}
 }
@@ -81,6 +88,10 @@ type Result struct {
 	EnvSec     float64
 	LearnSec   float64
 	ValidStart []int64
+	// ValidReactive and ValidOracle are the mean returns on the held-out
+	// windows of submitting at P's end and at the best decision time
+	// (hindsight): the floor and the ceiling of ValidReturn.
+	ValidReactive, ValidOracle float64
 }
 
 // Train trains a Double DQN on env. progress, when not nil, is called after
@@ -119,6 +130,11 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 		return t, nodesList[rng.IntN(len(nodesList))]
 	}
 	res := &Result{ValidStart: validStarts, BestValid: math.Inf(-1)}
+	if len(validStarts) > 0 {
+		if res.ValidReactive, res.ValidOracle, err = Bounds(ctx, env, validStarts); err != nil {
+			return nil, err
+		}
+	}
 	raw := make([]float64, nf)
 
 	// Standardisation statistics from wait-only episodes; their
@@ -140,14 +156,22 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 		for {
 			s := append([]float64(nil), raw...)
 			rows = append(rows, s)
+			if cfg.AllActions && !env.Last() {
+				rs, _, err := env.SubmitOutcome(ctx)
+				if err != nil {
+					return nil, err
+				}
+				pending = append(pending, rawTr{s: s, a: ActionSubmit, r: rs, done: true})
+			}
 			r, done, err := env.Step(ctx, ActionWait, raw)
 			if err != nil {
 				return nil, err
 			}
 			tr := rawTr{s: s, a: ActionWait, r: r, done: done}
 			if done {
-				tr.a = ActionSubmit // forced at P's end
-				pending = append(pending, tr)
+				// At P's end Q is submitted whatever the action: both
+				// actions end the episode with this reward.
+				pending = append(pending, tr, rawTr{s: s, a: ActionSubmit, r: r, done: true})
 				break
 			}
 			tr.s2 = append([]float64(nil), raw...)
@@ -208,12 +232,16 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 				a = ArgMax(q)
 			}
 			forced := env.Last()
+			if cfg.AllActions && !forced && a == ActionWait {
+				rs, _, err := env.SubmitOutcome(ctx)
+				if err != nil {
+					return nil, err
+				}
+				buf.Add(Transition{S: s, A: ActionSubmit, R: rs, Done: true})
+			}
 			r, done, err := env.Step(ctx, a, raw)
 			if err != nil {
 				return nil, err
-			}
-			if forced {
-				a = ActionSubmit
 			}
 			res.Decisions++
 			cp.Decisions++
@@ -222,6 +250,10 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 				tr.S2 = st.Apply(nil, raw)
 			}
 			buf.Add(tr)
+			if forced {
+				// Both actions end the episode at P's end.
+				buf.Add(Transition{S: s, A: 1 - a, R: r, Done: true})
+			}
 			if buf.Len() >= max(cfg.LearnStart, cfg.BatchSize) && res.Decisions%cfg.TrainEvery == 0 {
 				tl := time.Now()
 				batch = buf.Sample(batch[:0], cfg.BatchSize, rng)
@@ -298,6 +330,43 @@ func Validate(ctx context.Context, env *Env, net *MLP, st Stats, starts []int64)
 		}
 	}
 	return sum / float64(max(n, 1)), nil
+}
+
+// Bounds returns the mean returns of the reactive policy (submit at P's
+// end) and of the hindsight oracle (the best decision time) over starts,
+// for every chain size.
+func Bounds(ctx context.Context, env *Env, starts []int64) (reactive, oracle float64, err error) {
+	raw := make([]float64, features.NumFeatures())
+	n := 0
+	for _, start := range starts {
+		for _, nodes := range env.ChainNodes() {
+			if err := env.Reset(ctx, start, nodes, raw); err != nil {
+				return 0, 0, err
+			}
+			best := math.Inf(-1)
+			for {
+				if !env.Last() {
+					r, _, err := env.SubmitOutcome(ctx)
+					if err != nil {
+						return 0, 0, err
+					}
+					best = max(best, r)
+				}
+				r, done, err := env.Step(ctx, ActionWait, raw)
+				if err != nil {
+					return 0, 0, err
+				}
+				if done {
+					reactive += r
+					oracle += max(best, r)
+					n++
+					break
+				}
+			}
+		}
+	}
+	n = max(n, 1)
+	return reactive / float64(n), oracle / float64(n), nil
 }
 
 // WriteCurveCSV writes the training curve with a header.
