@@ -51,8 +51,9 @@ bench: setup build
 ## fuzz: run every fuzz target for FUZZTIME (default 30s each)
 FUZZTIME ?= 30s
 fuzz:
-	@for t in FuzzSacct FuzzMirage FuzzSacctJSON FuzzSWF; do \
-		echo "fuzz $$t"; $(GO) test ./ingest -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
+	@for t in ingest:FuzzSacct ingest:FuzzMirage ingest:FuzzSacctJSON ingest:FuzzSWF reports:FuzzCurveCSV train/dqn:FuzzDecodeSafetensors; do \
+		pkg=$${t%%:*}; name=$${t#*:}; echo "fuzz $$pkg $$name"; \
+		$(GO) test ./$$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) || exit 1; done
 
 ## lint: formatting, vet and staticcheck
 lint:

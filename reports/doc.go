@@ -6,7 +6,15 @@
 // directory: the CDFs of interruption and of overlap per policy, the
 // zero-interruption share per policy by load class, and the
 // interruption-overlap trade-off (θ sweeps, policies named NAME@θ=V, as
-// curves; the oracle marked). It then writes report.html, which inlines
+// curves; the oracle marked), and, per DQN model, its training curve
+// (dqn-curve-NAME, from the model directory's curve.csv, read by column
+// name with ReadCurve: the episode return, raw and as a moving mean over
+// DQNWindow episodes, and the validation return; the loss and ε in panels
+// below when the curve has them). DQN models are the evaluation's
+// dqn:DIR policies (DIR as written, relative to the working directory;
+// one that cannot be read is skipped with a warning on Options.Logger)
+// and the directories in Options.DQN (an error when missing). It then
+// writes report.html, which inlines
 // every figure as a base64 PNG and carries the metric tables and a
 // protocol summary from the rows and from the model manifests (a model
 // policy "forest:DIR" reads DIR/manifest.json when DIR exists). The page

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"io/fs"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -41,6 +42,16 @@ type Options struct {
 	// Formats are the files written per figure ("png", "svg"); nil means
 	// both. The page always inlines PNG.
 	Formats []string
+	// DQN names DQN model directories (mirage train --model dqn) whose
+	// training curve (DIR/curve.csv) is drawn; Render fails when one or its
+	// curve.csv is missing or unreadable. The evaluation's dqn:DIR policies
+	// are drawn too, from DIR as written (relative to the working
+	// directory); one that a directory here names (the same directory, or
+	// a path ending in DIR) is drawn from here; any other whose curve
+	// cannot be read is skipped with a warning on Logger.
+	DQN []string
+	// Logger receives warnings; nil discards them.
+	Logger *slog.Logger
 }
 
 // DefaultOptions returns the default options.
@@ -51,22 +62,32 @@ func DefaultOptions() Options {
 // Series is one plotted line, set of points or set of bars.
 type Series struct {
 	Label string    `json:"label"`
-	Kind  string    `json:"kind"` // "step" (CDF), "line", "points", "bars"
+	Kind  string    `json:"kind"` // "step" (CDF), "line" (with points), "curve" (line only), "points", "bars"
 	X     []float64 `json:"x"`
 	Y     []float64 `json:"y"`
 	// Names label bars or points (X is then their position).
 	Names []string `json:"names,omitempty"`
+	// Panel is the index into Figure.Panels of the panel the series is
+	// drawn in.
+	Panel int `json:"panel,omitempty"`
+	// Faint draws points small and light grey (raw values under a
+	// smoothed "curve").
+	Faint bool `json:"faint,omitempty"`
 }
 
 // Figure is one figure's data and the files it was drawn into.
 type Figure struct {
-	Name    string   `json:"name"` // file stem, e.g. "cdf-interruption"
-	Title   string   `json:"title"`
-	XLabel  string   `json:"x_label"`
-	YLabel  string   `json:"y_label"`
-	Caption string   `json:"caption"`
-	Series  []Series `json:"series"`
-	Files   []string `json:"files,omitempty"` // paths written
+	Name    string `json:"name"` // file stem, e.g. "cdf-interruption"
+	Title   string `json:"title"`
+	XLabel  string `json:"x_label"`
+	YLabel  string `json:"y_label"`
+	Caption string `json:"caption"`
+	// Panels, when set, stacks the figure into panels sharing the x axis,
+	// top to bottom, each with its y-axis label (YLabel is then unused);
+	// Series.Panel places each series.
+	Panels []string `json:"panels,omitempty"`
+	Series []Series `json:"series"`
+	Files  []string `json:"files,omitempty"` // paths written
 }
 
 // ModelInfo summarises one model policy's manifest.
@@ -93,6 +114,7 @@ type Report struct {
 	Notes    []string         `json:"notes"`
 	Protocol Protocol         `json:"protocol"`
 	Models   []ModelInfo      `json:"models"`
+	DQN      []DQNModel       `json:"dqn,omitempty"`
 	Metrics  evaluate.Metrics `json:"-"`
 	Rows     []evaluate.Row   `json:"-"`
 }
@@ -151,6 +173,13 @@ func Render(ctx context.Context, dir string, opts Options) (Report, error) {
 	rep := Report{Metrics: m, Rows: rows, HTML: filepath.Join(dir, HTMLFile)}
 	rep.Protocol = summariseProtocol(rows, m)
 	rep.Models = readModels(rep.Protocol.Policies)
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if rep.DQN, err = findDQN(rep.Protocol.Policies, opts.DQN, log); err != nil {
+		return Report{}, err
+	}
 	var waits []float64
 	if opts.Trace != "" {
 		jobs, err := trace.ReadAll(opts.Trace)
@@ -179,18 +208,22 @@ func Render(ctx context.Context, dir string, opts Options) (Report, error) {
 			}
 		}
 	}
+	for i := range rep.DQN {
+		rep.Figures = append(rep.Figures, DQNFigure(&rep.DQN[i]))
+	}
 	pngs := make([][]byte, len(rep.Figures))
 	for i := range rep.Figures {
 		if err := ctx.Err(); err != nil {
 			return Report{}, err
 		}
 		f := &rep.Figures[i]
-		p, err := newPlot(f)
+		p, err := newPlots(f)
 		if err != nil {
 			return Report{}, fmt.Errorf("figure %s: %w", f.Name, err)
 		}
+		h := figureHeight(f, opts.HeightCm)
 		for _, format := range opts.Formats {
-			b, err := encode(p, opts.WidthCm, opts.HeightCm, format)
+			b, err := encode(p, opts.WidthCm, h, format)
 			if err != nil {
 				return Report{}, fmt.Errorf("figure %s: %w", f.Name, err)
 			}
@@ -204,7 +237,7 @@ func Render(ctx context.Context, dir string, opts Options) (Report, error) {
 			}
 		}
 		if pngs[i] == nil {
-			if pngs[i], err = encode(p, opts.WidthCm, opts.HeightCm, "png"); err != nil {
+			if pngs[i], err = encode(p, opts.WidthCm, h, "png"); err != nil {
 				return Report{}, fmt.Errorf("figure %s: %w", f.Name, err)
 			}
 		}
@@ -413,5 +446,11 @@ func cdf(label string, x []float64) Series {
 	return out
 }
 
-// round keeps 6 decimals so goldens do not depend on the last bits.
-func round(v float64) float64 { return math.Round(v*1e6) / 1e6 }
+// round keeps 6 decimals so goldens do not depend on the last bits
+// (values too large to scale are kept as they are).
+func round(v float64) float64 {
+	if math.Abs(v) >= 1e15 {
+		return v
+	}
+	return math.Round(v*1e6) / 1e6
+}

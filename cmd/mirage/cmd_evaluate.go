@@ -28,7 +28,8 @@ now; Q is forced at P's end. Each policy's outcome r = Q.start - P.end comes fro
 a fork of the same window. Writes DIR/metrics.json and DIR/windows.csv.
 
 Policies: reactive, immediate, avg, slurm-estimate, oracle, forest:DIR,
-xgboost:DIR (models from mirage train; --theta 0.25,0.5,1 sweeps θ).
+xgboost:DIR (models from mirage train; --theta 0.25,0.5,1 sweeps θ), dqn:DIR
+(mirage train --model dqn; arg-max of its Q-values, no θ).
 Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 
 ` + exitCodesHelp,

@@ -19,9 +19,15 @@ into DIR, as PNG and SVG: the CDFs of interruption and of overlap per policy, th
 zero-interruption share per policy by load class, and the interruption-overlap
 trade-off (θ sweeps as curves, the oracle marked); with --trace, the trace's
 wait-time CDF; with --predictions (repeatable; mirage predict outputs on labelled
-samples), predicted vs actual r, one series per model with its MAE and count. Then write DIR/report.html, one self-contained page (figures
-inlined, metric tables, the windows and the model manifests summarised), and
-print its path.
+samples), predicted vs actual r, one series per model with its MAE and count;
+for each DQN model, its training curve (dqn-curve-NAME: episode return, raw and
+as a moving mean over 25 episodes, validation return, loss, ε) from MODEL/curve.csv.
+DQN models are the evaluation's dqn:MODEL policies, MODEL read as written
+(relative to the current directory; one that cannot be read is skipped with a
+warning), and those named with --dqn (repeatable; a --dqn path ending in MODEL
+stands for that policy; a missing one is an error). Then write DIR/report.html,
+one self-contained page (figures inlined, metric tables, the windows and the
+model manifests summarised), and print its path.
 
 ` + exitCodesHelp,
 		Args:    usageArgs(cobra.ExactArgs(1)),
@@ -34,6 +40,7 @@ print its path.
 	f.String("trace", "", "trace file (Parquet) the windows came from, for its wait-time CDF")
 	f.StringArray("predictions", nil, "mirage predict output (Parquet, labelled samples) for the predicted-vs-actual r figure; repeatable")
 	f.String("predictions-note", "", "text appended to the predicted-vs-actual figure's caption (e.g. which samples)")
+	f.StringArray("dqn", nil, "DQN model directory (mirage train --model dqn) whose training curve (curve.csv) to draw; repeatable")
 	f.String("title", reports.DefaultOptions().Title, "page title")
 	return cmd
 }
@@ -44,9 +51,11 @@ func runReport(cmd *cobra.Command, g *globalOptions, dir string) error {
 	opts.Title, _ = cmd.Flags().GetString("title")
 	opts.Predictions, _ = cmd.Flags().GetStringArray("predictions")
 	opts.PredictionsNote, _ = cmd.Flags().GetString("predictions-note")
+	opts.DQN, _ = cmd.Flags().GetStringArray("dqn")
+	opts.Logger = g.log()
 	rep, err := reports.Render(cmd.Context(), dir, opts)
 	if err != nil {
-		if errors.Is(err, reports.ErrNoEvaluation) {
+		if errors.Is(err, reports.ErrNoEvaluation) || errors.Is(err, reports.ErrNoDQNCurve) {
 			return usageError{err}
 		}
 		return err

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +12,7 @@ import (
 	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/train"
+	"github.com/mirage-hpc/mirage/train/dqn"
 )
 
 func TestReport_PrintsPath(t *testing.T) {
@@ -69,5 +73,106 @@ func TestReport_Predictions(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "predicted-vs-actual.png")); err != nil {
 		t.Error(err)
+	}
+}
+
+// writeReportDQNModel writes a small DQN model directory (weights, curve.csv,
+// manifest.json) as mirage train --model dqn does.
+func writeReportDQNModel(t *testing.T, dir string) {
+	t.Helper()
+	net, err := dqn.NewMLP([]int{features.NumFeatures(), 4, 2}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var curve []dqn.CurvePoint
+	for ep := range 30 {
+		curve = append(curve, dqn.CurvePoint{Episode: ep, Decisions: 5, Return: float64(ep) / 10, Loss: 1 / float64(ep+1),
+			Epsilon: 1 - float64(ep)/30, ValidReturn: math.NaN()})
+	}
+	curve[29].ValidReturn = 2.5
+	var b bytes.Buffer
+	if err := dqn.WriteCurveCSV(&b, curve); err != nil {
+		t.Fatal(err)
+	}
+	m := &dqn.Manifest{Features: features.Schema(), FeatureSchemaVersion: features.FeatureSchemaVersion,
+		Standardisation: dqn.NewStats(nil, features.NumFeatures()),
+		Training:        dqn.Summarise(&dqn.Result{Curve: curve, Decisions: 150, BestValid: 2.5})}
+	if err := dqn.WriteArtifact(dir, net, b.Bytes(), m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReport_DQN(t *testing.T) {
+	// The evaluation ran in another directory: its policy dqn:models/m does
+	// not resolve from here.
+	dir := t.TempDir()
+	rows := []evaluate.Row{
+		{Policy: "reactive", ChainNodes: 1, Window: 0, RSec: 7200, ReactiveRSec: 7200},
+		{Policy: "oracle", ChainNodes: 1, Window: 0, RSec: -600, ReactiveRSec: 7200},
+		{Policy: "dqn:models/m", ChainNodes: 1, Window: 0, RSec: 600, ReactiveRSec: 7200},
+	}
+	if err := evaluate.WriteDir(dir, evaluate.Compute(rows), rows); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(t.TempDir(), "runs", "models", "m")
+	writeReportDQNModel(t, model)
+
+	// Without --dqn: a warning, no curve.
+	_, stderr, code := run(t, "report", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "DQN training curve not drawn") || !strings.Contains(stderr, "dqn:models/m") {
+		t.Errorf("stderr lacks the warning: %s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "dqn-curve-m.png")); err == nil {
+		t.Error("dqn-curve-m.png drawn without the model")
+	}
+
+	// With --dqn naming the directory: the policy's curve is drawn.
+	stdout, stderr, code := run(t, "report", "--dqn", model, dir, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		DQN []struct {
+			Policy, Dir, Figure string
+			Episodes, Decisions int
+		} `json:"dqn"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	if len(rep.DQN) != 1 || rep.DQN[0].Policy != "dqn:models/m" || rep.DQN[0].Dir != model ||
+		rep.DQN[0].Episodes != 30 || rep.DQN[0].Decisions != 150 || rep.DQN[0].Figure != "dqn-curve-m" {
+		t.Errorf("dqn %+v", rep.DQN)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"DQN training curve: dqn:models/m", "30 episodes, 150 decisions, best validation return 2.5"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	for _, name := range []string{"dqn-curve-m.png", "dqn-curve-m.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+
+	// --dqn naming a missing directory or one without curve.csv: bad usage,
+	// the message names the path.
+	gone := filepath.Join(t.TempDir(), "gone")
+	empty := t.TempDir()
+	for _, tc := range []struct{ arg, path string }{
+		{gone, gone},
+		{empty, filepath.Join(empty, "curve.csv")},
+	} {
+		_, stderr, code := run(t, "report", "--dqn", tc.arg, dir)
+		if code != 3 || !strings.Contains(stderr, tc.path) {
+			t.Errorf("--dqn %s: exit %d, want 3 naming %s: %s", tc.arg, code, tc.path, stderr)
+		}
 	}
 }

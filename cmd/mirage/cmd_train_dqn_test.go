@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -30,7 +31,12 @@ func TestTrain_DQNSmoke(t *testing.T) {
 		t.Fatalf("ingest: %s", stderr)
 	}
 	out := filepath.Join(dir, "dqn")
-	stdout, stderr, code := run(t, "train", "--model", "dqn", "--trace", tr, "--protocol", "mirage-ls6", "--episodes", "2", "-o", out, "--json")
+	hyper := filepath.Join(dir, "hyper.json")
+	if err := os.WriteFile(hyper, []byte(`{"hidden": [16, 8], "stats_episodes": 2, "valid_episodes": 1, "seed": 7}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := run(t, "train", "--model", "dqn", "--trace", tr, "--protocol", "mirage-ls6", "--episodes", "2",
+		"--dqn-config", hyper, "-o", out, "--json")
 	if code != 0 {
 		t.Skipf("skipping: the synthetic trace does not cover the mirage-ls6 training period here: %s", stderr)
 	}
@@ -38,9 +44,53 @@ func TestTrain_DQNSmoke(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &s); err != nil || s["model"] != "dqn" {
 		t.Fatalf("summary %s (%v)", stdout, err)
 	}
-	for _, f := range []string{"model.safetensors", "manifest.json", "curve.csv"} {
+	for _, f := range []string{"model.safetensors", "model.onnx", "manifest.json", "curve.csv"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)
 		}
+	}
+	// The hyper-parameter file reached the trainer and the manifest.
+	b, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Arch struct {
+			Layers []int `json:"layers"`
+		} `json:"architecture"`
+		Hyper struct {
+			Seed   uint64 `json:"seed"`
+			Hidden []int  `json:"hidden"`
+		} `json:"hyper_parameters"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Arch.Layers) != 4 || m.Arch.Layers[1] != 16 || m.Arch.Layers[2] != 8 || m.Hyper.Seed != 7 {
+		t.Errorf("manifest layers %v seed %d, want [79 16 8 2] and the file's seed 7", m.Arch.Layers, m.Hyper.Seed)
+	}
+}
+
+// TestTrain_DQNConfigErrors: a bad hyper-parameter file is a usage error
+// naming the file and the problem.
+func TestTrain_DQNConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ name, body, want string }{
+		{"unknown.json", `{"hiden": [4]}`, "unknown field"},
+		{"syntax.json", `{"lr": }`, "invalid character"},
+		{"type.json", `{"episodes": "many"}`, "cannot unmarshal"},
+	} {
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, []byte(c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := run(t, "train", "--model", "dqn", "--trace", "x.parquet", "--protocol", "ls6", "--dqn-config", p, "-o", filepath.Join(dir, "m"))
+		if code != exitUsage || !strings.Contains(stderr, c.name) || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d naming the file and %q", c.name, code, stderr, exitUsage, c.want)
+		}
+	}
+	_, stderr, code := run(t, "train", "--model", "dqn", "--trace", "x.parquet", "--protocol", "ls6", "--dqn-config", filepath.Join(dir, "missing.json"), "-o", filepath.Join(dir, "m"))
+	if code != exitUsage || !strings.Contains(stderr, "missing.json") {
+		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -155,10 +155,14 @@ func (a *Agent) Update(batch []Transition) (loss, gradNorm float64) {
 	return loss, gradNorm
 }
 
-// Stats are standardisation statistics: x' = (x - Mean) / Std, NaN -> 0.
+// Stats are standardisation statistics: x' = clip((x - Mean) / Std), NaN -> 0.
 type Stats struct {
 	Mean []float64 `json:"mean"`
 	Std  []float64 `json:"std"`
+	// Clip bounds the standardised values to [-Clip, Clip] (0: none), so
+	// a queue busier than any seen in training cannot push the network far
+	// outside the inputs it was fitted on.
+	Clip float64 `json:"clip,omitempty"`
 }
 
 // NewStats computes the statistics of rows, ignoring NaNs; a constant or
@@ -199,7 +203,11 @@ func (s Stats) Apply(dst, x []float64) []float64 {
 			dst[j] = 0
 			continue
 		}
-		dst[j] = (v - s.Mean[j]) / s.Std[j]
+		z := (v - s.Mean[j]) / s.Std[j]
+		if s.Clip > 0 {
+			z = min(max(z, -s.Clip), s.Clip)
+		}
+		dst[j] = z
 	}
 	return dst
 }

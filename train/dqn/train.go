@@ -30,7 +30,8 @@ type Config struct {
 	EpsStart    float64 `json:"eps_start"`      // ε at the first decision
 	EpsEnd      float64 `json:"eps_end"`        // final ε
 	EpsSteps    int     `json:"eps_steps"`      // decisions over which ε decays linearly
-	StatsEps    int     `json:"stats_episodes"` // wait-only episodes for the standardisation statistics
+	StatsEps    int     `json:"stats_episodes"` // wait-only windows, evenly spaced over the training period, for the standardisation statistics
+	Clip        float64 `json:"clip"`           // standardised features are clipped to ±Clip (0: no clipping)
 	Lambda      float64 `json:"lambda"`         // overlap weight in the reward
 	DecisionSec int64   `json:"decision_sec"`   // decision interval
 	StartStep   int64   `json:"start_step_sec"`
@@ -55,11 +56,11 @@ type Config struct {
 // λ = 0.5, a decision every 10 minutes.
 func DefaultConfig() Config {
 	return Config{
-		Seed: 1, Hidden: []int{128, 128}, LR: 1e-3, Gamma: 0.998, HuberDelta: 1, ClipNorm: 10,
-		BatchSize: 64, ReplaySize: 100000, LearnStart: 1000, TrainEvery: 1, TargetSync: 500,
-		Episodes: 300, EpsStart: 1, EpsEnd: 0.05, EpsSteps: 30000, StatsEps: 8,
+		Seed: 1, Hidden: []int{128, 128}, LR: 1e-3, Gamma: 1, HuberDelta: 1, ClipNorm: 10,
+		BatchSize: 64, ReplaySize: 100000, LearnStart: 1000, TrainEvery: 2, TargetSync: 250,
+		Episodes: 400, EpsStart: 1, EpsEnd: 0.05, EpsSteps: 30000, StatsEps: 64, Clip: 10,
 		Lambda: 0.5, DecisionSec: 600, StartStep: 600, AllActions: true,
-		ValidShare: 0.1, ValidEpisodes: 8, ValidEvery: 25, Patience: 4,
+		ValidShare: 0.1, ValidEpisodes: 24, ValidEvery: 25, Patience: 6,
 	}
 }
 
@@ -148,8 +149,16 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 	var rows [][]float64
 	var pending []rawTr
 	t0 := time.Now()
-	for range cfg.StatsEps {
-		start, nodes := draw()
+	nStats := cfg.StatsEps
+	for i := range nStats {
+		// Evenly spaced over the training windows (a few random windows
+		// can all be idle, and a busy one then standardises to |z| ~ 1000).
+		start := first
+		if split > first {
+			start += (split - first) * int64(i) / int64(max(nStats-1, 1))
+			start -= (start - first) % cfg.StartStep
+		}
+		nodes := nodesList[i%len(nodesList)]
 		if err := env.Reset(ctx, start, nodes, raw); err != nil {
 			return nil, err
 		}
@@ -186,6 +195,7 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 	} else {
 		res.Stats = NewStats(rows, nf)
 	}
+	res.Stats.Clip = cfg.Clip
 	st := res.Stats
 	buf := NewReplay(cfg.ReplaySize)
 	for _, p := range pending {

@@ -242,3 +242,105 @@ func BenchmarkGradStep(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
 }
+
+// TestEnv_SubmitOutcomeIsolated: asking for submit's outcome at every
+// decision (a fork) leaves the episode exactly as it was: same states,
+// same terminal reward; and the outcome equals what Step(submit) gives.
+func TestEnv_SubmitOutcomeIsolated(t *testing.T) {
+	ctx := context.Background()
+	e := testEnv(t)
+	first, _ := e.Span()
+	run := func(probe bool) (states [][]float64, outcomes []float64, final float64) {
+		raw := make([]float64, features.NumFeatures())
+		if err := e.Reset(ctx, first, 4, raw); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			states = append(states, slices.Clone(raw))
+			if probe && !e.Last() {
+				r, _, err := e.SubmitOutcome(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				outcomes = append(outcomes, r)
+			}
+			r, done, err := e.Step(ctx, ActionWait, raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if done {
+				return states, outcomes, r
+			}
+		}
+	}
+	s0, _, f0 := run(false)
+	s1, outs, f1 := run(true)
+	if f0 != f1 || len(s0) != len(s1) {
+		t.Fatalf("probing changed the episode: final %v vs %v, %d vs %d decisions", f0, f1, len(s0), len(s1))
+	}
+	for k := range s0 {
+		for j := range s0[k] {
+			if s0[k][j] != s1[k][j] && !(math.IsNaN(s0[k][j]) && math.IsNaN(s1[k][j])) {
+				t.Fatalf("decision %d feature %d: %v without probing, %v with", k, j, s0[k][j], s1[k][j])
+			}
+		}
+	}
+	// Submitting for real at decision k gives the probed outcome.
+	raw := make([]float64, features.NumFeatures())
+	for _, k := range []int{0, len(outs) / 2, len(outs) - 1} {
+		if err := e.Reset(ctx, first, 4, raw); err != nil {
+			t.Fatal(err)
+		}
+		for range k {
+			if _, _, err := e.Step(ctx, ActionWait, raw); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, done, err := e.Step(ctx, ActionSubmit, raw)
+		if err != nil || !done || r != outs[k] {
+			t.Errorf("submit at decision %d: reward %v done %v err %v, probe said %v", k, r, done, err, outs[k])
+		}
+	}
+}
+
+// TestBounds: the oracle is never worse than reactive, and no policy beats
+// the oracle on the same windows.
+func TestBounds(t *testing.T) {
+	ctx := context.Background()
+	e := testEnv(t)
+	first, last := e.Span()
+	starts := []int64{first, last}
+	reactive, oracle, err := Bounds(ctx, e, starts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if oracle < reactive || oracle > 0 {
+		t.Fatalf("reactive %v, oracle %v", reactive, oracle)
+	}
+	for seed := range uint64(5) {
+		net, err := NewMLP([]int{features.NumFeatures(), 8, 2}, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := NewStats(nil, features.NumFeatures())
+		v, err := Validate(ctx, e, net, st, starts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v > oracle+1e-9 {
+			t.Errorf("seed %d: policy return %v beats the oracle %v", seed, v, oracle)
+		}
+	}
+}
+
+func TestStats_Clip(t *testing.T) {
+	s := Stats{Mean: []float64{0, 10}, Std: []float64{1, 2}, Clip: 3}
+	got := s.Apply(nil, []float64{100, 4})
+	if got[0] != 3 || got[1] != -3 {
+		t.Fatalf("got %v, want [3 -3]", got)
+	}
+	s.Clip = 0
+	if got := s.Apply(nil, []float64{100, math.NaN()}); got[0] != 100 || got[1] != 0 {
+		t.Fatalf("no clip: got %v, want [100 0]", got)
+	}
+}
