@@ -85,6 +85,9 @@ type Agent struct {
 
 	grad             *MLP
 	cur, next, nextT *batch // scratch: batch states, next states (online, target)
+	// onlineT and targetT are the networks' transposed weights
+	// (transposeWeights), refreshed whenever the weights change.
+	onlineT, targetT [][]float64
 }
 
 // NewAgent returns an agent whose online and target networks are equal.
@@ -121,15 +124,18 @@ func (a *Agent) Update(batch []Transition) (loss, gradNorm float64) {
 	}
 	a.next.resize(k)
 	a.nextT.resize(k)
+	if a.onlineT == nil {
+		a.onlineT, a.targetT = a.Online.transposeWeights(nil), a.Target.transposeWeights(nil)
+	}
 	if k > 0 {
-		a.Online.forwardBatch(a.next)
-		a.Target.forwardBatch(a.nextT)
+		a.Online.forwardBatch(a.next, a.onlineT)
+		a.Target.forwardBatch(a.nextT, a.targetT)
 	}
 	a.cur.resize(n)
 	for i, t := range batch {
 		copy(a.cur.input(i), t.S)
 	}
-	a.Online.forwardBatch(a.cur)
+	a.Online.forwardBatch(a.cur, a.onlineT)
 	k = 0
 	inv := 1 / float64(n)
 	for i, t := range batch {
@@ -148,9 +154,11 @@ func (a *Agent) Update(batch []Transition) (loss, gradNorm float64) {
 	a.Online.backwardBatch(a.grad, a.cur)
 	gradNorm = clipNorm(a.grad, a.ClipNorm)
 	a.Opt.Step(a.Online, a.grad)
+	a.onlineT = a.Online.transposeWeights(a.onlineT)
 	a.Steps++
 	if a.TargetSync > 0 && a.Steps%a.TargetSync == 0 {
 		a.Target.CopyFrom(a.Online)
+		a.targetT = a.Target.transposeWeights(a.targetT)
 	}
 	return loss, gradNorm
 }

@@ -58,8 +58,34 @@ func weights(m *MLP, l int) blas64.General {
 	return blas64.General{Rows: m.Sizes[l+1], Cols: m.Sizes[l], Stride: m.Sizes[l], Data: m.W[l]}
 }
 
-// forwardBatch computes every layer's output from b.act[0].
-func (m *MLP) forwardBatch(b *batch) {
+// transposeWeights writes every layer's Wᵀ (row-major [in][out]) into dst
+// (allocated when nil) and returns it. forwardBatch multiplies by Wᵀ laid
+// out this way because gonum's NoTrans·NoTrans kernel skips the zero
+// entries of its left operand, and after a ReLU about half the
+// activations are zero.
+func (m *MLP) transposeWeights(dst [][]float64) [][]float64 {
+	if len(dst) != len(m.W) {
+		dst = make([][]float64, len(m.W))
+	}
+	for l, w := range m.W {
+		in, out := m.Sizes[l], m.Sizes[l+1]
+		if len(dst[l]) != len(w) {
+			dst[l] = make([]float64, len(w))
+		}
+		t := dst[l]
+		for o := range out {
+			row := w[o*in : (o+1)*in]
+			for i, v := range row {
+				t[i*out+o] = v
+			}
+		}
+	}
+	return dst
+}
+
+// forwardBatch computes every layer's output from b.act[0]; wt is
+// transposeWeights of m's current weights.
+func (m *MLP) forwardBatch(b *batch, wt [][]float64) {
 	last := len(m.W) - 1
 	for l := range m.W {
 		out := b.act[l+1]
@@ -68,7 +94,8 @@ func (m *MLP) forwardBatch(b *batch) {
 			copy(out.Data[i*out.Stride:i*out.Stride+out.Cols], bias)
 		}
 		// out = in · Wᵀ + bias
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, b.act[l], weights(m, l), 1, out)
+		in, nOut := m.Sizes[l], m.Sizes[l+1]
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, b.act[l], blas64.General{Rows: in, Cols: nOut, Stride: nOut, Data: wt[l]}, 1, out)
 		if l < last {
 			row := out.Data[:b.n*out.Stride]
 			for i, v := range row {

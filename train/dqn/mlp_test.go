@@ -46,7 +46,7 @@ func TestMLP_GradientCheck(t *testing.T) {
 	for i, s := range batch {
 		copy(b.input(i), s.x)
 	}
-	m.forwardBatch(b)
+	m.forwardBatch(b, m.transposeWeights(nil))
 	for i, s := range batch {
 		out := b.output(i)
 		if want := m.Forward(nil, s.x); math.Abs(want[0]-out[0])+math.Abs(want[1]-out[1]) > 1e-12 {
