@@ -21,6 +21,10 @@ type Transition struct {
 	R    float64
 	S2   []float64
 	Done bool
+	// Traj and K locate a wait transition in its episode for the
+	// stopping target (nil otherwise).
+	Traj *Trajectory
+	K    int
 }
 
 // Replay is a fixed-capacity ring buffer of transitions.
@@ -82,6 +86,15 @@ type Agent struct {
 	ClipNorm       float64
 	TargetSync     int // gradient steps between target synchronisations
 	Steps          int // gradient steps taken
+	// Stopping makes the target of a wait transition that has a Traj its
+	// trajectory's stopping-rule value (Trajectory) instead of the Double
+	// DQN bootstrap.
+	Stopping bool
+
+	trajs      []*Trajectory // live trajectories, oldest first (Stopping)
+	trajStates int
+	trajCap    int
+	trajBatch  *batch
 
 	grad             *MLP
 	cur, next, nextT *batch // scratch: batch states, next states (online, target)
@@ -115,9 +128,10 @@ func (a *Agent) Update(batch []Transition) (loss, gradNorm float64) {
 		a.cur, a.next, a.nextT = newBatch(a.Online.Sizes, n), newBatch(a.Online.Sizes, n), newBatch(a.Online.Sizes, n)
 		a.nextT.act[0] = a.next.act[0] // both networks read the same next states
 	}
+	boot := func(t Transition) bool { return !t.Done && !(a.Stopping && t.Traj != nil) }
 	k := 0
 	for _, t := range batch {
-		if !t.Done {
+		if boot(t) {
 			copy(a.next.input(k), t.S2)
 			k++
 		}
@@ -140,9 +154,12 @@ func (a *Agent) Update(batch []Transition) (loss, gradNorm float64) {
 	inv := 1 / float64(n)
 	for i, t := range batch {
 		y := t.R
-		if !t.Done {
+		switch {
+		case boot(t):
 			y += a.Gamma * a.nextT.output(k)[ArgMax(a.next.output(k))]
 			k++
+		case !t.Done:
+			y += t.Traj.waitTarget(t.K)
 		}
 		out := a.cur.output(i)
 		l, g := huber(out[t.A]-y, a.HuberDelta)
@@ -159,8 +176,28 @@ func (a *Agent) Update(batch []Transition) (loss, gradNorm float64) {
 	if a.TargetSync > 0 && a.Steps%a.TargetSync == 0 {
 		a.Target.CopyFrom(a.Online)
 		a.targetT = a.Target.transposeWeights(a.targetT)
+		for _, t := range a.trajs {
+			a.trajBatch = t.Refresh(a.Target, a.targetT, a.trajBatch)
+		}
 	}
 	return loss, gradNorm
+}
+
+// AddTrajectory refreshes t's wait targets with the target network and
+// keeps it for refreshes at every target synchronisation, forgetting the
+// oldest trajectories beyond capacity states (the replay buffer's size).
+func (a *Agent) AddTrajectory(t *Trajectory, capacity int) {
+	if a.onlineT == nil {
+		a.onlineT, a.targetT = a.Online.transposeWeights(nil), a.Target.transposeWeights(nil)
+	}
+	a.trajBatch = t.Refresh(a.Target, a.targetT, a.trajBatch)
+	a.trajs = append(a.trajs, t)
+	a.trajStates += len(t.S)
+	for len(a.trajs) > 1 && a.trajStates > capacity {
+		a.trajStates -= len(a.trajs[0].S)
+		a.trajs[0] = nil
+		a.trajs = a.trajs[1:]
+	}
 }
 
 // Stats are standardisation statistics: x' = clip((x - Mean) / Std), NaN -> 0.

@@ -15,7 +15,13 @@
 // feature vector, the actions wait and submit. The episode ends when Q is
 // submitted (forced at P's end); the only reward is terminal,
 // −(interruption h + λ·overlap h), from a fork of the main timeline in
-// which Q is submitted and run until it starts.
+// which Q is submitted and run until it starts. Waiting does not change the
+// cluster, so with Config.AllActions (the default) every decision where the
+// agent waits also stores the exact transition of submitting there
+// (Env.SubmitOutcome, one more fork): Q(s, submit) is learnt from every
+// visited state, not only where the episode ends. Bounds gives the reactive
+// policy's and the hindsight oracle's returns on the held-out windows, the
+// floor and ceiling of the validation return.
 //
 // Artifact: model.safetensors (F32 weights, layer i as "l{i}.weight"
 // [out, in] and "l{i}.bias" [out]), model.onnx (the same network for other

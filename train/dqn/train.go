@@ -42,6 +42,11 @@ type Config struct {
 	// action's values are learnt from every visited state rather than
 	// from the one where the episode ends.
 	AllActions bool `json:"all_actions"`
+	// Target is the target of wait transitions: "double" (Double DQN:
+	// R + γ·Q_target(S2, argmax_a Q_online(S2, a))) or "stopping" (the
+	// realised reward where the target network's greedy rule would submit
+	// later in the same episode; see Trajectory; needs AllActions).
+	Target string `json:"target"`
 	// ValidShare is the share of the training period's window starts held
 	// out for early stopping; ValidEpisodes windows evenly spaced in it are
 	// replayed greedily every ValidEvery episodes; training stops after
@@ -59,7 +64,7 @@ func DefaultConfig() Config {
 		Seed: 1, Hidden: []int{128, 128}, LR: 1e-3, Gamma: 1, HuberDelta: 1, ClipNorm: 10,
 		BatchSize: 64, ReplaySize: 100000, LearnStart: 1000, TrainEvery: 2, TargetSync: 250,
 		Episodes: 400, EpsStart: 1, EpsEnd: 0.05, EpsSteps: 30000, StatsEps: 64, Clip: 10,
-		Lambda: 0.5, DecisionSec: 600, StartStep: 600, AllActions: true,
+		Lambda: 0.5, DecisionSec: 600, StartStep: 600, AllActions: true, Target: "double",
 		ValidShare: 0.1, ValidEpisodes: 24, ValidEvery: 25, Patience: 6,
 	}
 }
@@ -101,6 +106,17 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 	if cfg.BatchSize < 1 || cfg.TrainEvery < 1 || cfg.DecisionSec < 1 || cfg.StartStep < 1 {
 		return nil, fmt.Errorf("dqn: invalid config %+v", cfg)
 	}
+	stopping := false
+	switch cfg.Target {
+	case "", "double":
+	case "stopping":
+		if !cfg.AllActions {
+			return nil, fmt.Errorf("dqn: target %q needs all_actions (the submit outcome of every visited decision)", cfg.Target)
+		}
+		stopping = true
+	default:
+		return nil, fmt.Errorf("dqn: target %q: want double or stopping", cfg.Target)
+	}
 	env.DecisionSec, env.Lambda = cfg.DecisionSec, cfg.Lambda
 	nf := features.NumFeatures()
 	sizes := append(append([]int{nf}, cfg.Hidden...), NumActions)
@@ -109,6 +125,7 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 		return nil, err
 	}
 	agent.Gamma, agent.HuberDelta, agent.ClipNorm, agent.TargetSync = cfg.Gamma, cfg.HuberDelta, cfg.ClipNorm, cfg.TargetSync
+	agent.Stopping = stopping
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x64716e))
 	first, last := env.Span()
 	split := last
@@ -145,6 +162,7 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 		a     int
 		r     float64
 		done  bool
+		ep, k int
 	}
 	var rows [][]float64
 	var pending []rawTr
@@ -162,7 +180,7 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 		if err := env.Reset(ctx, start, nodes, raw); err != nil {
 			return nil, err
 		}
-		for {
+		for k := 0; ; k++ {
 			s := append([]float64(nil), raw...)
 			rows = append(rows, s)
 			if cfg.AllActions && !env.Last() {
@@ -170,17 +188,17 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 				if err != nil {
 					return nil, err
 				}
-				pending = append(pending, rawTr{s: s, a: ActionSubmit, r: rs, done: true})
+				pending = append(pending, rawTr{s: s, a: ActionSubmit, r: rs, done: true, ep: i, k: k})
 			}
 			r, done, err := env.Step(ctx, ActionWait, raw)
 			if err != nil {
 				return nil, err
 			}
-			tr := rawTr{s: s, a: ActionWait, r: r, done: done}
+			tr := rawTr{s: s, a: ActionWait, r: r, done: done, ep: i, k: k}
 			if done {
 				// At P's end Q is submitted whatever the action: both
 				// actions end the episode with this reward.
-				pending = append(pending, tr, rawTr{s: s, a: ActionSubmit, r: r, done: true})
+				pending = append(pending, tr, rawTr{s: s, a: ActionSubmit, r: r, done: true, ep: i, k: k})
 				break
 			}
 			tr.s2 = append([]float64(nil), raw...)
@@ -198,11 +216,32 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 	res.Stats.Clip = cfg.Clip
 	st := res.Stats
 	buf := NewReplay(cfg.ReplaySize)
+	var seed []Transition
+	var trajs []*Trajectory
 	for _, p := range pending {
 		t := Transition{S: st.Apply(nil, p.s), A: p.a, R: p.r, Done: p.done}
 		if !p.done {
 			t.S2 = st.Apply(nil, p.s2)
 		}
+		if stopping {
+			// Wait-only episodes: every state is visited once, with its
+			// submit transition (or the forced end) carrying its reward.
+			for len(trajs) <= p.ep {
+				trajs = append(trajs, &Trajectory{Final: true})
+			}
+			tj := trajs[p.ep]
+			if p.a == ActionSubmit {
+				tj.S, tj.R = append(tj.S, t.S), append(tj.R, p.r)
+			} else if !p.done {
+				t.Traj, t.K = tj, p.k
+			}
+		}
+		seed = append(seed, t)
+	}
+	for _, tj := range trajs {
+		agent.AddTrajectory(tj, cfg.ReplaySize)
+	}
+	for _, t := range seed {
 		buf.Add(t)
 	}
 	res.EnvSec += time.Since(t0).Seconds()
@@ -224,6 +263,13 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 		s := st.Apply(nil, raw)
 		cp := CurvePoint{Episode: ep, Start: start, ChainNodes: nodes, ValidReturn: math.NaN()}
 		lossSum, lossN := 0.0, 0
+		var traj *Trajectory
+		var held []Transition // the episode's transitions, added at its end (stopping)
+		add := buf.Add
+		if stopping {
+			traj = &Trajectory{}
+			add = func(t Transition) { held = append(held, t) }
+		}
 		for {
 			eps := sched.At(res.Decisions)
 			cp.Epsilon = eps
@@ -247,7 +293,10 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 				if err != nil {
 					return nil, err
 				}
-				buf.Add(Transition{S: s, A: ActionSubmit, R: rs, Done: true})
+				add(Transition{S: s, A: ActionSubmit, R: rs, Done: true})
+				if traj != nil {
+					traj.S, traj.R = append(traj.S, s), append(traj.R, rs)
+				}
 			}
 			r, done, err := env.Step(ctx, a, raw)
 			if err != nil {
@@ -258,11 +307,16 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 			tr := Transition{S: s, A: a, R: r, Done: done}
 			if !done {
 				tr.S2 = st.Apply(nil, raw)
+				if traj != nil {
+					tr.Traj, tr.K = traj, len(traj.S)-1
+				}
+			} else if traj != nil {
+				traj.S, traj.R, traj.Final = append(traj.S, s), append(traj.R, r), forced
 			}
-			buf.Add(tr)
+			add(tr)
 			if forced {
 				// Both actions end the episode at P's end.
-				buf.Add(Transition{S: s, A: 1 - a, R: r, Done: true})
+				add(Transition{S: s, A: 1 - a, R: r, Done: true})
 			}
 			if buf.Len() >= max(cfg.LearnStart, cfg.BatchSize) && res.Decisions%cfg.TrainEvery == 0 {
 				tl := time.Now()
@@ -278,6 +332,12 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 				break
 			}
 			s = tr.S2
+		}
+		if traj != nil {
+			agent.AddTrajectory(traj, cfg.ReplaySize)
+			for _, t := range held {
+				buf.Add(t)
+			}
 		}
 		res.LearnSec += learn.Seconds()
 		res.EnvSec += (time.Since(te) - learn).Seconds()

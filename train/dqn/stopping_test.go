@@ -1,0 +1,77 @@
+package dqn
+
+import (
+	"math"
+	"testing"
+)
+
+// TestTrajectory_Refresh: with a net whose Q(wait) = 0 and Q(submit) = x
+// (the state's only feature), the greedy rule submits where x > 0, and the
+// target of waiting at k is the realised reward R at the first later
+// decision where x > 0 (or at the end).
+func TestTrajectory_Refresh(t *testing.T) {
+	net := zeroMLP([]int{1, 2})
+	net.W[0][ActionSubmit] = 1 // Q(submit) = x; Q(wait) = 0
+	wt := net.transposeWeights(nil)
+	xs := []float64{-1, 2, -1, -1, 3, -1}
+	rs := []float64{-10, -8, -6, -4, -2, -1}
+	for _, c := range []struct {
+		name  string
+		final bool
+		want  []float64
+	}{
+		// final: the last state is P's end; from k the next stop is at 1,
+		// 4 or the end (5).
+		{"final", true, []float64{-8, -2, -2, -2, -1, -1}},
+		// not final: the agent submitted at 5; the rule would wait there
+		// (x < 0), so its value is Q(wait) = 0 and so is waiting at 4.
+		{"submitted", false, []float64{-8, -2, -2, -2, 0, 0}},
+	} {
+		tr := &Trajectory{R: rs, Final: c.final}
+		for _, x := range xs {
+			tr.S = append(tr.S, []float64{x})
+		}
+		tr.Refresh(net, wt, nil)
+		for k, w := range c.want {
+			if got := tr.waitTarget(k); got != w {
+				t.Errorf("%s: wait target at %d = %v, want %v", c.name, k, got, w)
+			}
+		}
+	}
+	if v := (&Trajectory{}).waitTarget(0); !math.IsNaN(v) {
+		t.Errorf("unrefreshed target %v, want NaN", v)
+	}
+}
+
+// TestTrain_StoppingTarget: the stopping target trains, is deterministic,
+// and is refused without all-action transitions.
+func TestTrain_StoppingTarget(t *testing.T) {
+	cfg := testConfig()
+	cfg.Target = "stopping"
+	a, err := Train(t.Context(), testEnv(t), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Train(t.Context(), testEnv(t), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.GradSteps == 0 {
+		t.Fatal("no gradient steps")
+	}
+	for l := range a.Net.W {
+		for i := range a.Net.W[l] {
+			if a.Net.W[l][i] != b.Net.W[l][i] {
+				t.Fatalf("layer %d weight %d differs between two runs", l, i)
+			}
+		}
+	}
+	cfg.AllActions = false
+	if _, err := Train(t.Context(), testEnv(t), cfg, nil); err == nil {
+		t.Error("stopping target without all_actions accepted")
+	}
+	cfg.Target = "triple"
+	if _, err := Train(t.Context(), testEnv(t), cfg, nil); err == nil {
+		t.Error("unknown target accepted")
+	}
+}
