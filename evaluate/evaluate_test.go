@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -214,5 +215,26 @@ func TestParsePolicies(t *testing.T) {
 		if _, err := ParsePolicies(bad, nil, 0); err == nil {
 			t.Errorf("ParsePolicies(%q): no error", bad)
 		}
+	}
+}
+
+// TestCompute_ByChain: metrics per chain size, by hand.
+func TestCompute_ByChain(t *testing.T) {
+	rows := []Row{
+		{Policy: "x", ChainNodes: 8, Window: 0, RSec: 7200, ReactiveRSec: 7200},
+		{Policy: "x", ChainNodes: 1, Window: 0, RSec: 0, ReactiveRSec: 3600},
+		{Policy: "x", ChainNodes: 1, Window: 1, RSec: -3600, ReactiveRSec: 0},
+		{Policy: "x", ChainNodes: 8, Window: 1, RSec: 0, ReactiveRSec: 3600},
+	}
+	s := Compute(rows).Policies["x"]
+	one, eight := s.ByChain["1"], s.ByChain["8"]
+	if len(s.ByChain) != 2 || one.Windows != 2 || eight.Windows != 2 {
+		t.Fatalf("by chain: %+v", s.ByChain)
+	}
+	if one.MeanInterruptionH != 0 || one.MeanOverlapH != 0.5 || one.InterruptionReduction != 1 || one.WastedNodeH != 1 {
+		t.Errorf("1 node: %+v", one)
+	}
+	if eight.MeanInterruptionH != 1 || math.Abs(eight.InterruptionReduction-1.0/3) > 1e-12 || eight.ZeroInterruptionShare != 0.5 {
+		t.Errorf("8 nodes: %+v", eight)
 	}
 }

@@ -3,6 +3,7 @@ package evaluate
 import (
 	"math"
 	"slices"
+	"strconv"
 )
 
 // Load classes by the reactive policy's interruption.
@@ -61,10 +62,12 @@ type Summary struct {
 	GapToOracleOverlapH      *float64 `json:"gap_to_oracle_overlap_h,omitempty"`
 }
 
-// PolicyMetrics is a policy's summary overall and by load class.
+// PolicyMetrics is a policy's summary overall, by load class and by chain
+// size (keys: the chain's node count in decimal).
 type PolicyMetrics struct {
 	Summary
-	ByLoad map[string]Summary `json:"by_load"`
+	ByLoad  map[string]Summary `json:"by_load"`
+	ByChain map[string]Summary `json:"by_chain_nodes"`
 }
 
 // Metrics is the metrics.json document. Windows counts (chain size,
@@ -99,7 +102,20 @@ func Compute(rows []Row) Metrics {
 				or = append(or, oracle[key{r.ChainNodes, r.Window}])
 			}
 		}
-		pm := PolicyMetrics{Summary: summarise(rs, or), ByLoad: map[string]Summary{}}
+		pm := PolicyMetrics{Summary: summarise(rs, or), ByLoad: map[string]Summary{}, ByChain: map[string]Summary{}}
+		for _, n := range chainSizes(rs) {
+			var sub []Row
+			var subOr []int64
+			for i, r := range rs {
+				if r.ChainNodes == n {
+					sub = append(sub, r)
+					if or != nil {
+						subOr = append(subOr, or[i])
+					}
+				}
+			}
+			pm.ByChain[strconv.Itoa(n)] = summarise(sub, subOr)
+		}
 		for _, c := range LoadClasses {
 			var sub []Row
 			var subOr []int64
@@ -119,6 +135,18 @@ func Compute(rows []Row) Metrics {
 		m.Policies[name] = pm
 	}
 	return m
+}
+
+// chainSizes returns the distinct chain sizes of rows, ascending.
+func chainSizes(rows []Row) []int {
+	var out []int
+	for _, r := range rows {
+		if !slices.Contains(out, r.ChainNodes) {
+			out = append(out, r.ChainNodes)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // summarise computes a Summary; oracleR, when not nil, is the oracle's r

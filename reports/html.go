@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"fmt"
 	"html/template"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,6 +74,11 @@ img { max-width: 100%; }
 <tr><th>policy</th><th>mean interruption (h)</th><th>p90 (h)</th><th>zero interruption</th><th>rescued</th><th>reduction</th><th>mean overlap (h)</th></tr>
 {{range .Rows}}<tr><td>{{.Name}}</td><td>{{h .S.MeanInterruptionH}}</td><td>{{h .S.P90InterruptionH}}</td><td>{{pct .S.ZeroInterruptionShare}}</td><td>{{pct .S.RescuedShare}}</td><td>{{pct .S.InterruptionReduction}}</td><td>{{h .S.MeanOverlapH}}</td></tr>
 {{end}}</table>
+{{end}}{{range .Chains}}<h3>Chains of {{.Name}} node(s)</h3>
+<table>
+<tr><th>policy</th><th>windows</th><th>mean interruption (h)</th><th>p90 (h)</th><th>zero interruption</th><th>rescued</th><th>reduction</th><th>mean overlap (h)</th><th>gap to oracle (h)</th></tr>
+{{range .Rows}}<tr><td>{{.Name}}</td><td>{{.S.Windows}}</td><td>{{h .S.MeanInterruptionH}}</td><td>{{h .S.P90InterruptionH}}</td><td>{{pct .S.ZeroInterruptionShare}}</td><td>{{pct .S.RescuedShare}}</td><td>{{pct .S.InterruptionReduction}}</td><td>{{h .S.MeanOverlapH}}</td><td>{{gap .S.GapToOracleInterruptionH}}</td></tr>
+{{end}}</table>
 {{end}}<h2>Figures</h2>
 {{range .Figures}}<figure>
 <img alt="{{.Title}}" src="{{.Src}}" />
@@ -104,6 +111,7 @@ type htmlPage struct {
 	Models   []ModelInfo
 	Rows     []htmlRow
 	Loads    []htmlLoad
+	Chains   []htmlLoad // by chain size, when the evaluation has more than one
 	Figures  []htmlFigure
 	Notes    []string
 }
@@ -122,6 +130,25 @@ func renderHTML(title string, rep *Report, pngs [][]byte) ([]byte, error) {
 			l.Rows = append(l.Rows, htmlRow{Name: name, S: rep.Metrics.Policies[name].ByLoad[c]})
 		}
 		pg.Loads = append(pg.Loads, l)
+	}
+	var sizes []int
+	for _, name := range rep.Protocol.Policies {
+		for k := range rep.Metrics.Policies[name].ByChain {
+			if n, err := strconv.Atoi(k); err == nil && !slices.Contains(sizes, n) {
+				sizes = append(sizes, n)
+			}
+		}
+	}
+	slices.Sort(sizes)
+	if len(sizes) > 1 {
+		for _, n := range sizes {
+			k := strconv.Itoa(n)
+			l := htmlLoad{Name: k}
+			for _, name := range rep.Protocol.Policies {
+				l.Rows = append(l.Rows, htmlRow{Name: name, S: rep.Metrics.Policies[name].ByChain[k]})
+			}
+			pg.Chains = append(pg.Chains, l)
+		}
 	}
 	for i, f := range rep.Figures {
 		src := "data:image/png;base64," + base64.StdEncoding.EncodeToString(pngs[i])

@@ -194,3 +194,41 @@ func TestRender_NotAnEvaluation(t *testing.T) {
 		t.Fatalf("err = %v, want ErrNoEvaluation", err)
 	}
 }
+
+// TestRender_ByChain: with two chain sizes the page has a table per size;
+// with one (writeEval's), none.
+func TestRender_ByChain(t *testing.T) {
+	page := func(rows []evaluate.Row) string {
+		dir := t.TempDir()
+		if err := evaluate.WriteDir(dir, evaluate.Compute(rows), rows); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Render(context.Background(), dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(rep.HTML)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if p := page(handRows()); strings.Contains(p, "Chains of") {
+		t.Error("one chain size, yet a per-chain table")
+	}
+	rows := handRows()
+	for i := range rows {
+		if rows[i].Window == 2 {
+			rows[i].ChainNodes = 8
+		}
+	}
+	p := page(rows)
+	for _, want := range []string{"Chains of 1 node(s)", "Chains of 8 node(s)"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	for _, p := range pageProblems([]byte(p)) {
+		t.Error("report.html: " + p)
+	}
+}
