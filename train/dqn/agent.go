@@ -93,8 +93,8 @@ type Agent struct {
 
 	trajs      []*Trajectory // live trajectories, oldest first (Stopping)
 	trajStates int
-	trajCap    int
 	trajBatch  *batch
+	synced     bool // the target network has been synchronised once
 
 	grad             *MLP
 	cur, next, nextT *batch // scratch: batch states, next states (online, target)
@@ -179,6 +179,7 @@ func (a *Agent) Update(batch []Transition) (loss, gradNorm float64) {
 		for _, t := range a.trajs {
 			a.trajBatch = t.Refresh(a.Target, a.targetT, a.trajBatch)
 		}
+		a.synced = true
 	}
 	return loss, gradNorm
 }
@@ -190,7 +191,11 @@ func (a *Agent) AddTrajectory(t *Trajectory, capacity int) {
 	if a.onlineT == nil {
 		a.onlineT, a.targetT = a.Online.transposeWeights(nil), a.Target.transposeWeights(nil)
 	}
-	a.trajBatch = t.Refresh(a.Target, a.targetT, a.trajBatch)
+	if a.synced {
+		a.trajBatch = t.Refresh(a.Target, a.targetT, a.trajBatch)
+	} else {
+		t.Refresh(nil, nil, nil) // the untrained network's rule would stop at random
+	}
 	a.trajs = append(a.trajs, t)
 	a.trajStates += len(t.S)
 	for len(a.trajs) > 1 && a.trajStates > capacity {

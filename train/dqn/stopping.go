@@ -19,8 +19,29 @@ type Trajectory struct {
 }
 
 // Refresh recomputes the wait targets with net's greedy stopping rule; wt is
-// net.transposeWeights and b scratch (grown as needed).
+// net.transposeWeights and b scratch (grown as needed). With net nil the
+// rule is the reactive one (never submit before P's end), the policy the
+// iteration starts from: the target of waiting is then the reward at P's
+// end, or, in an episode the agent ended early, its last reward.
 func (t *Trajectory) Refresh(net *MLP, wt [][]float64, b *batch) *batch {
+	n := len(t.S)
+	if n == 0 {
+		return b
+	}
+	if cap(t.yWait) < n {
+		t.yWait = make([]float64, n)
+	}
+	t.yWait = t.yWait[:n]
+	if net == nil {
+		for k := range t.yWait {
+			t.yWait[k] = t.R[n-1]
+		}
+		return b
+	}
+	return t.refreshGreedy(net, wt, b)
+}
+
+func (t *Trajectory) refreshGreedy(net *MLP, wt [][]float64, b *batch) *batch {
 	n := len(t.S)
 	if n == 0 {
 		return b
@@ -33,10 +54,6 @@ func (t *Trajectory) Refresh(net *MLP, wt [][]float64, b *batch) *batch {
 		copy(b.input(i), s)
 	}
 	net.forwardBatch(b, wt)
-	if cap(t.yWait) < n {
-		t.yWait = make([]float64, n)
-	}
-	t.yWait = t.yWait[:n]
 	k := n - 1
 	q := b.output(k)
 	var from float64 // the value of arriving at decision k+1... before deciding

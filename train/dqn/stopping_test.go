@@ -75,3 +75,14 @@ func TestTrain_StoppingTarget(t *testing.T) {
 		t.Error("unknown target accepted")
 	}
 }
+
+// TestTrajectory_RefreshReactive: without a network the rule is reactive.
+func TestTrajectory_RefreshReactive(t *testing.T) {
+	tr := &Trajectory{S: [][]float64{{0}, {0}, {0}}, R: []float64{-3, -2, -5}, Final: true}
+	tr.Refresh(nil, nil, nil)
+	for k := range 3 {
+		if got := tr.waitTarget(k); got != -5 {
+			t.Errorf("wait target at %d = %v, want the reward at the end, -5", k, got)
+		}
+	}
+}
