@@ -216,7 +216,13 @@ type DQNModel struct {
 	Decisions int    `json:"decisions"`
 	// BestValidReturn is the manifest's training.best_valid_return.
 	BestValidReturn *float64 `json:"best_valid_return,omitempty"`
-	EarlyStopped    bool     `json:"early_stopped,omitempty"`
+	// ValidReactive and ValidOracle are the reactive policy's and the
+	// hindsight oracle's returns on the same held-out windows.
+	ValidReactive *float64 `json:"valid_reactive_return,omitempty"`
+	ValidOracle   *float64 `json:"valid_oracle_return,omitempty"`
+	// Target is the wait transitions' target (hyper_parameters.target).
+	Target       string `json:"target,omitempty"`
+	EarlyStopped bool   `json:"early_stopped,omitempty"`
 	// Figure is the curve figure's file stem.
 	Figure string `json:"figure"`
 	Curve  *Curve `json:"-"`
@@ -228,8 +234,13 @@ type dqnManifest struct {
 		Episodes        int      `json:"episodes"`
 		Decisions       int      `json:"decisions"`
 		BestValidReturn *float64 `json:"best_valid_return"`
+		ValidReactive   *float64 `json:"valid_reactive_return"`
+		ValidOracle     *float64 `json:"valid_oracle_return"`
 		EarlyStopped    bool     `json:"early_stopped"`
 	} `json:"training"`
+	Hyper struct {
+		Target string `json:"target"`
+	} `json:"hyper_parameters"`
 }
 
 // LoadDQN reads the training curve (and, when there, the manifest) of the
@@ -284,6 +295,7 @@ func LoadDQN(policy, dir string, log *slog.Logger) (DQNModel, error) {
 		m.Decisions = man.Training.Decisions
 	}
 	m.BestValidReturn, m.EarlyStopped = man.Training.BestValidReturn, man.Training.EarlyStopped
+	m.ValidReactive, m.ValidOracle, m.Target = man.Training.ValidReactive, man.Training.ValidOracle, man.Hyper.Target
 	return m, nil
 }
 
@@ -493,8 +505,14 @@ func DQNFigure(m *DQNModel) Figure {
 	if m.Decisions > 0 {
 		sum += ", " + plural(m.Decisions, "decision")
 	}
+	if m.Target != "" {
+		sum += ", " + m.Target + " target"
+	}
 	if m.BestValidReturn != nil {
 		sum += fmt.Sprintf(", best validation return %.4g", *m.BestValidReturn)
+		if m.ValidReactive != nil && m.ValidOracle != nil {
+			sum += fmt.Sprintf(" (reactive %.4g, oracle %.4g on the same held-out windows)", *m.ValidReactive, *m.ValidOracle)
+		}
 	}
 	if m.EarlyStopped {
 		sum += ", stopped early"

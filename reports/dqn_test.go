@@ -56,7 +56,9 @@ func writeDQNModel(t testing.TB, dir string, n int) {
 	}
 	m := &dqn.Manifest{Features: features.Schema(), FeatureSchemaVersion: features.FeatureSchemaVersion,
 		Standardisation: dqn.NewStats(nil, features.NumFeatures()),
-		Training:        dqn.Summarise(&dqn.Result{Curve: curve, Decisions: 1234, BestValid: -4.25})}
+		Training: dqn.Summarise(&dqn.Result{Curve: curve, Decisions: 1234, BestValid: -4.25,
+			ValidStart: []int64{1}, ValidReactive: -6.5, ValidOracle: -0.75})}
+	m.Config.Target = "stopping"
 	if err := dqn.WriteArtifact(dir, net, b.Bytes(), m); err != nil {
 		t.Fatal(err)
 	}

@@ -58,17 +58,20 @@ type TrainingSummary struct {
 	GradSteps       int     `json:"grad_steps"`
 	BestValidReturn float64 `json:"best_valid_return,omitempty"`
 	// ValidReactive and ValidOracle are the reactive policy's and the
-	// hindsight oracle's mean returns on the same held-out windows.
-	ValidReactive  float64 `json:"valid_reactive_return"`
-	ValidOracle    float64 `json:"valid_oracle_return"`
-	EarlyStopped   bool    `json:"early_stopped"`
-	LastReturnMean float64 `json:"last_return_mean"` // over the last 10% of episodes
+	// hindsight oracle's mean returns on the same held-out windows
+	// (absent without held-out windows).
+	ValidReactive  *float64 `json:"valid_reactive_return,omitempty"`
+	ValidOracle    *float64 `json:"valid_oracle_return,omitempty"`
+	EarlyStopped   bool     `json:"early_stopped"`
+	LastReturnMean float64  `json:"last_return_mean"` // over the last 10% of episodes
 }
 
 // Summarise fills a TrainingSummary from a Result.
 func Summarise(r *Result) TrainingSummary {
-	s := TrainingSummary{Episodes: len(r.Curve), Decisions: r.Decisions, GradSteps: r.GradSteps, EarlyStopped: r.Stopped,
-		ValidReactive: r.ValidReactive, ValidOracle: r.ValidOracle}
+	s := TrainingSummary{Episodes: len(r.Curve), Decisions: r.Decisions, GradSteps: r.GradSteps, EarlyStopped: r.Stopped}
+	if len(r.ValidStart) > 0 {
+		s.ValidReactive, s.ValidOracle = &r.ValidReactive, &r.ValidOracle
+	}
 	if !math.IsInf(r.BestValid, 0) {
 		s.BestValidReturn = r.BestValid
 	}
