@@ -3,12 +3,10 @@ package ingest_test
 import (
 	"context"
 	"math"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/mirage-hpc/mirage/ingest"
-	"github.com/mirage-hpc/mirage/internal/testenv"
+	"github.com/mirage-hpc/mirage/internal/ls6test"
 	"github.com/mirage-hpc/mirage/trace"
 )
 
@@ -39,13 +37,9 @@ func naiveWaits(tb testing.TB, path string, loc *time.Location) trace.Quantiles 
 // 10), which were computed in naive local time; the figures that daylight
 // saving shifts are the UTC ones.
 func TestComputeStats_LS6(t *testing.T) {
-	path := testenv.LS6(t)
+	out := ls6test.Parquet(t, t.TempDir())
 	loc, err := time.LoadLocation("America/Chicago")
 	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "ls6.parquet")
-	if _, err := ingest.Run(context.Background(), []string{path}, out, ingest.Options{Location: loc, Cluster: "ls6"}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := trace.Open(out)

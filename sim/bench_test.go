@@ -2,12 +2,11 @@ package sim_test
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/mirage-hpc/mirage/ingest"
+	"github.com/mirage-hpc/mirage/internal/ls6test"
 	"github.com/mirage-hpc/mirage/internal/testenv"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
@@ -22,22 +21,14 @@ var (
 // ls6 returns the LS6 trace as sim jobs (ingested once per process).
 func ls6(tb testing.TB) []sim.Job {
 	tb.Helper()
-	path := testenv.LS6(tb)
+	testenv.LS6(tb) // skips without ../shared, outside the Once
 	ls6Once.Do(func() {
-		loc, err := time.LoadLocation("America/Chicago")
-		if err != nil {
-			ls6Err = err
-			return
-		}
 		dir, err := testenvTempDir()
 		if err != nil {
 			ls6Err = err
 			return
 		}
-		out := filepath.Join(dir, "ls6.parquet")
-		if _, ls6Err = ingest.Run(context.Background(), []string{path}, out, ingest.Options{Location: loc, Cluster: "ls6"}); ls6Err != nil {
-			return
-		}
+		out := ls6test.Parquet(tb, dir)
 		tj, err := trace.ReadAll(out)
 		if err != nil {
 			ls6Err = err

@@ -1,18 +1,13 @@
 package sim_test
 
 import (
-	"context"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mirage-hpc/mirage/ingest"
-	"github.com/mirage-hpc/mirage/internal/testenv"
+	"github.com/mirage-hpc/mirage/internal/ls6test"
 	"github.com/mirage-hpc/mirage/sim"
-	"github.com/mirage-hpc/mirage/trace"
 )
 
 // infJob builds a job that ran in the trace: submitted at submit, started at
@@ -185,30 +180,11 @@ func TestInferDependencies_MatchesNaive(t *testing.T) {
 	}
 }
 
-// inferLS6Jobs ingests the real LS6 trace (skipping tb without it) and reads it back.
-func inferLS6Jobs(tb testing.TB) []trace.Job {
-	tb.Helper()
-	path := testenv.LS6(tb)
-	loc, err := time.LoadLocation("America/Chicago")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	out := filepath.Join(tb.TempDir(), "ls6.parquet")
-	if _, err := ingest.Run(context.Background(), []string{path}, out, ingest.Options{Location: loc, Cluster: "ls6"}); err != nil {
-		tb.Fatal(err)
-	}
-	jobs, err := trace.ReadAll(out)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return jobs
-}
-
 // TestInferDependencies_LS6 reproduces issue 3's figures: of the 5,941
 // LS6 jobs that ran and waited over an hour, 1,757 started within two
 // minutes of the end of a same-user job submitted no later than them.
 func TestInferDependencies_LS6(t *testing.T) {
-	tjobs := inferLS6Jobs(t)
+	tjobs := ls6test.Jobs(t)
 	jobs, conv, err := sim.FromTrace(tjobs, sim.FromTraceOptions{Infer: &sim.InferOptions{}})
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mirage-hpc/mirage/internal/ls6test"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
 )
@@ -57,7 +58,7 @@ func ls6Replay(tb testing.TB, tjobs []trace.Job, mod func(*sim.Config), noCapaci
 // a change to the simulator that loses fidelity fails here. A change that
 // gains fidelity should update the documented figures.
 func TestLS6_Fidelity(t *testing.T) {
-	tjobs := inferLS6Jobs(t)
+	tjobs := ls6test.Jobs(t)
 	got := ls6Replay(t, tjobs, nil, false)
 	t.Logf("ls6 protocol: %d jobs, MAE %.2f h, Spearman %.3f, within 2x %.3f", got.Jobs, got.MAESec/3600, got.Spearman, got.Within2x)
 

@@ -2,33 +2,17 @@ package dqn
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/mirage-hpc/mirage/features"
-	"github.com/mirage-hpc/mirage/ingest"
-	"github.com/mirage-hpc/mirage/internal/testenv"
-	"github.com/mirage-hpc/mirage/trace"
+	"github.com/mirage-hpc/mirage/internal/ls6test"
 )
 
 // ls6Env ingests the LS6 trace and returns the environment of a features
 // protocol over it (skipped without ../shared).
 func ls6Env(tb testing.TB, protocol string) *Env {
 	tb.Helper()
-	path := testenv.LS6(tb)
-	loc, err := time.LoadLocation("America/Chicago")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	out := filepath.Join(tb.TempDir(), "ls6.parquet")
-	if _, err := ingest.Run(context.Background(), []string{path}, out, ingest.Options{Location: loc, Cluster: "ls6"}); err != nil {
-		tb.Fatal(err)
-	}
-	tj, err := trace.ReadAll(out)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	tj := ls6test.Jobs(tb)
 	proto, err := features.LookupProtocol(protocol)
 	if err != nil {
 		tb.Fatal(err)
