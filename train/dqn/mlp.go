@@ -144,8 +144,11 @@ func huber(e, delta float64) (loss, grad float64) {
 // Adam is the Adam optimiser over an MLP's parameters.
 type Adam struct {
 	LR, Beta1, Beta2, Eps float64
-	m, v                  *MLP
-	t                     int
+	// WeightDecay is AdamW's decoupled decay of the weights (not the
+	// biases) per step, as a fraction of LR.
+	WeightDecay float64
+	m, v        *MLP
+	t           int
 }
 
 // NewAdam returns Adam with the usual β and ε for a network shaped like net.
@@ -161,6 +164,12 @@ func (o *Adam) Step(net, g *MLP) {
 	ps, gs, ms, vs := net.Params(), g.Params(), o.m.Params(), o.v.Params()
 	for k := range ps {
 		p, gr, m, v := ps[k], gs[k], ms[k], vs[k]
+		if o.WeightDecay > 0 && k%2 == 0 { // W0, B0, W1, ...: weights only
+			f := 1 - o.LR*o.WeightDecay
+			for i := range p {
+				p[i] *= f
+			}
+		}
 		for i := range p {
 			m[i] = o.Beta1*m[i] + (1-o.Beta1)*gr[i]
 			v[i] = o.Beta2*v[i] + (1-o.Beta2)*gr[i]*gr[i]

@@ -148,3 +148,33 @@ func TestEpsilon(t *testing.T) {
 		t.Fatal(e.At(0), e.At(5), e.At(10))
 	}
 }
+
+// TestAdam_WeightDecay: with a zero gradient, AdamW shrinks the weights by
+// 1 − LR·WeightDecay per step and leaves the biases alone.
+func TestAdam_WeightDecay(t *testing.T) {
+	m, err := NewMLP([]int{3, 4, 2}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l := range m.B {
+		for i := range m.B[l] {
+			m.B[l][i] = 0.5
+		}
+	}
+	before := m.Clone()
+	o := NewAdam(m, 0.1)
+	o.WeightDecay = 0.5
+	o.Step(m, zeroMLP(m.Sizes))
+	for l := range m.W {
+		for i, w := range m.W[l] {
+			if want := before.W[l][i] * 0.95; math.Abs(w-want) > 1e-15 {
+				t.Fatalf("weight %d[%d] = %v, want %v", l, i, w, want)
+			}
+		}
+		for i, b := range m.B[l] {
+			if b != 0.5 {
+				t.Fatalf("bias %d[%d] = %v, want 0.5 (no decay)", l, i, b)
+			}
+		}
+	}
+}

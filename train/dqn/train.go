@@ -18,6 +18,7 @@ type Config struct {
 	Seed        uint64  `json:"seed"`
 	Hidden      []int   `json:"hidden"`
 	LR          float64 `json:"lr"`
+	WeightDecay float64 `json:"weight_decay"` // AdamW decay of the weights per step, relative to LR (0: Adam)
 	Gamma       float64 `json:"gamma"`
 	HuberDelta  float64 `json:"huber_delta"`
 	ClipNorm    float64 `json:"clip_norm"`
@@ -126,6 +127,7 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 	}
 	agent.Gamma, agent.HuberDelta, agent.ClipNorm, agent.TargetSync = cfg.Gamma, cfg.HuberDelta, cfg.ClipNorm, cfg.TargetSync
 	agent.Stopping = stopping
+	agent.Opt.WeightDecay = cfg.WeightDecay
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x64716e))
 	first, last := env.Span()
 	split := last
