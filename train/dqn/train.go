@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 
@@ -53,6 +54,7 @@ type Config struct {
 	// replayed greedily every ValidEvery episodes; training stops after
 	// Patience validations without improvement and keeps the best weights.
 	ValidShare    float64 `json:"valid_share"`
+	ValidBlocks   int     `json:"valid_blocks"` // held-out segments, evenly spread, the last at the period's end
 	ValidEpisodes int     `json:"valid_episodes"`
 	ValidEvery    int     `json:"valid_every"`
 	Patience      int     `json:"patience"`
@@ -66,7 +68,7 @@ func DefaultConfig() Config {
 		BatchSize: 64, ReplaySize: 100000, LearnStart: 1000, TrainEvery: 2, TargetSync: 250,
 		Episodes: 400, EpsStart: 1, EpsEnd: 0.05, EpsSteps: 30000, StatsEps: 64, Clip: 10,
 		Lambda: 0.5, DecisionSec: 600, StartStep: 600, AllActions: true, Target: "double",
-		ValidShare: 0.1, ValidEpisodes: 24, ValidEvery: 25, Patience: 6,
+		ValidShare: 0.1, ValidBlocks: 2, ValidEpisodes: 24, ValidEvery: 25, Patience: 6,
 	}
 }
 
@@ -95,6 +97,8 @@ type Result struct {
 	EnvSec     float64
 	LearnSec   float64
 	ValidStart []int64
+	// TrainWindows is the number of window starts episodes are drawn from.
+	TrainWindows int
 	// ValidReactive and ValidOracle are the mean returns on the held-out
 	// windows of submitting at P's end and at the best decision time
 	// (hindsight): the floor and the ceiling of ValidReturn.
@@ -130,26 +134,22 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 	agent.Opt.WeightDecay = cfg.WeightDecay
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x64716e))
 	first, last := env.Span()
-	split := last
-	var validStarts []int64
-	if cfg.ValidEpisodes > 0 && cfg.ValidShare > 0 && last > first {
-		split = first + int64(float64(last-first)*(1-cfg.ValidShare))
-		for i := range cfg.ValidEpisodes {
-			t := split + (last-split)*int64(i+1)/int64(cfg.ValidEpisodes+1)
-			validStarts = append(validStarts, t-t%cfg.StartStep)
-		}
-		split -= (env.opts.WorkloadSec) // keep training windows off the held-out period
-		split = max(split, first)
-	}
+	validStarts, excluded := heldOut(first, last, cfg, env.opts.WorkloadSec)
 	nodesList := env.ChainNodes()
-	draw := func() (int64, int) {
-		t := first
-		if split > first {
-			t += rng.Int64N((split-first)/cfg.StartStep+1) * cfg.StartStep
+	var trainStarts []int64 // window starts outside the held-out segments and their margins
+	for t := first; t <= last; t += cfg.StartStep {
+		if !slices.ContainsFunc(excluded, func(iv [2]int64) bool { return t >= iv[0] && t <= iv[1] }) {
+			trainStarts = append(trainStarts, t)
 		}
+	}
+	if len(trainStarts) == 0 {
+		return nil, fmt.Errorf("dqn: no training windows left outside the held-out segments (valid_share %g, valid_blocks %d)", cfg.ValidShare, cfg.ValidBlocks)
+	}
+	draw := func() (int64, int) {
+		t := trainStarts[rng.IntN(len(trainStarts))]
 		return t, nodesList[rng.IntN(len(nodesList))]
 	}
-	res := &Result{ValidStart: validStarts, BestValid: math.Inf(-1)}
+	res := &Result{ValidStart: validStarts, BestValid: math.Inf(-1), TrainWindows: len(trainStarts)}
 	if len(validStarts) > 0 {
 		if res.ValidReactive, res.ValidOracle, err = Bounds(ctx, env, validStarts); err != nil {
 			return nil, err
@@ -173,11 +173,7 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 	for i := range nStats {
 		// Evenly spaced over the training windows (a few random windows
 		// can all be idle, and a busy one then standardises to |z| ~ 1000).
-		start := first
-		if split > first {
-			start += (split - first) * int64(i) / int64(max(nStats-1, 1))
-			start -= (start - first) % cfg.StartStep
-		}
+		start := trainStarts[(len(trainStarts)-1)*i/max(nStats-1, 1)]
 		nodes := nodesList[i%len(nodesList)]
 		if err := env.Reset(ctx, start, nodes, raw); err != nil {
 			return nil, err
@@ -373,6 +369,38 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 		res.Net = best
 	}
 	return res, nil
+}
+
+// heldOut returns the window starts of the held-out validation windows and
+// the intervals of window starts training must avoid: the training period
+// [first, last] is cut into ValidBlocks blocks; the last ValidShare/blocks
+// of each block is held out, and training windows keep workload (the span
+// of trace submissions a window takes part in) away from it on both sides,
+// so no held-out job is in a training window. ValidEpisodes starts are
+// spread evenly over the held-out segments.
+func heldOut(first, last int64, cfg Config, workload int64) (starts []int64, excluded [][2]int64) {
+	if cfg.ValidEpisodes <= 0 || cfg.ValidShare <= 0 || last <= first {
+		return nil, nil
+	}
+	blocks := max(cfg.ValidBlocks, 1)
+	span := last - first
+	segLen := int64(float64(span) * cfg.ValidShare / float64(blocks))
+	type seg struct{ lo, hi int64 }
+	var segs []seg
+	for b := range blocks {
+		hi := first + span*int64(b+1)/int64(blocks)
+		segs = append(segs, seg{hi - segLen, hi})
+		excluded = append(excluded, [2]int64{hi - segLen - workload, hi + workload})
+	}
+	for i := range cfg.ValidEpisodes {
+		s := segs[i%blocks]
+		k := int64(i / blocks)
+		n := int64((cfg.ValidEpisodes - i%blocks + blocks - 1) / blocks) // starts in this segment
+		t := s.lo + (s.hi-s.lo)*(k+1)/(n+1)
+		starts = append(starts, t-(t-first)%cfg.StartStep)
+	}
+	slices.Sort(starts)
+	return starts, excluded
 }
 
 // Validate replays the greedy policy of net on each start, for every chain

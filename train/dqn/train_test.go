@@ -43,8 +43,8 @@ func testEnv(t testing.TB) *Env {
 	cfg.Nodes = 8
 	o := features.DefaultOptions()
 	o.Config, o.Mode = cfg, sim.WindowCold
-	o.Start, o.Windows, o.IntervalSec = day0+86400, 4, 6*3600
-	o.WarmupSec, o.WorkloadSec = 12*3600, 2*86400
+	o.Start, o.Windows, o.IntervalSec = day0+86400, 12, 12*3600
+	o.WarmupSec, o.WorkloadSec = 12*3600, 86400
 	o.ChainLimitSec = 6 * 3600
 	o.ChainNodes = []int{1, 4}
 	e, err := NewEnv(busyJobs(400, 5, 1), o)
@@ -61,7 +61,7 @@ func testConfig() Config {
 	c.BatchSize, c.LearnStart, c.TargetSync = 8, 16, 10
 	c.EpsSteps = 100
 	c.DecisionSec = 1800
-	c.ValidShare, c.ValidEpisodes, c.ValidEvery, c.Patience = 0.3, 1, 3, 5
+	c.ValidShare, c.ValidBlocks, c.ValidEpisodes, c.ValidEvery, c.Patience = 0.3, 1, 1, 3, 5
 	return c
 }
 
@@ -342,5 +342,64 @@ func TestStats_Clip(t *testing.T) {
 	s.Clip = 0
 	if got := s.Apply(nil, []float64{100, math.NaN()}); got[0] != 100 || got[1] != 0 {
 		t.Fatalf("no clip: got %v, want [100 0]", got)
+	}
+}
+
+// TestHeldOut: the held-out starts are spread over ValidBlocks segments,
+// the last at the period's end, and every start outside the excluded
+// intervals is more than the workload span away from every held-out start
+// (no trace job in both a training and a held-out window).
+func TestHeldOut(t *testing.T) {
+	const day = 86400
+	first, last := int64(1_664_000_000), int64(1_664_000_000+120*day)
+	for _, c := range []struct {
+		share  float64
+		blocks int
+		n      int
+	}{{0.1, 1, 24}, {0.1, 2, 24}, {0.2, 4, 33}, {0.05, 3, 7}} {
+		cfg := DefaultConfig()
+		cfg.ValidShare, cfg.ValidBlocks, cfg.ValidEpisodes = c.share, c.blocks, c.n
+		w := int64(5 * day)
+		starts, excl := heldOut(first, last, cfg, w)
+		if len(starts) != c.n || len(excl) != c.blocks {
+			t.Fatalf("%+v: %d starts, %d intervals", c, len(starts), len(excl))
+		}
+		if !slices.IsSorted(starts) || starts[0] < first || starts[len(starts)-1] > last {
+			t.Errorf("%+v: starts %v outside [%d, %d] or unsorted", c, starts, first, last)
+		}
+		if excl[len(excl)-1][1] < last {
+			t.Errorf("%+v: the last segment does not reach the period's end", c)
+		}
+		perBlock := map[int]int{}
+		for _, v := range starts {
+			for i, iv := range excl {
+				if v >= iv[0]+w && v <= iv[1]-w {
+					perBlock[i]++
+				}
+			}
+		}
+		for i := range c.blocks {
+			if perBlock[i] < c.n/c.blocks {
+				t.Errorf("%+v: segment %d holds %d starts, want >= %d", c, i, perBlock[i], c.n/c.blocks)
+			}
+		}
+		trained := 0
+		for s := first; s <= last; s += 600 {
+			if slices.ContainsFunc(excl, func(iv [2]int64) bool { return s >= iv[0] && s <= iv[1] }) {
+				continue
+			}
+			trained++
+			for _, v := range starts {
+				if d := max(s-v, v-s); d <= w {
+					t.Fatalf("%+v: training start %d is %d s from held-out start %d (workload %d)", c, s, d, v, w)
+				}
+			}
+		}
+		if trained == 0 {
+			t.Errorf("%+v: no training starts", c)
+		}
+	}
+	if s, e := heldOut(first, last, Config{}, day); s != nil || e != nil {
+		t.Errorf("no validation: %v %v", s, e)
 	}
 }
