@@ -2,10 +2,14 @@
 // the simulator and writes it as a model directory (issue 7).
 //
 // The network is a small pure-Go MLP (float64; ReLU hidden layers; two
-// Q-values: wait, submit) trained with Double DQN: an online and a target
-// network (synchronised every TargetSync gradient steps), experience
-// replay, the Huber loss on the chosen action's Q, Adam and gradient-norm
-// clipping, with an ε-greedy schedule. Everything random comes from
+// Q-values: wait, submit; batched products through gonum BLAS) trained as
+// a DQN: an online and a target network (synchronised every TargetSync
+// gradient steps), experience replay, the Huber loss on the chosen action's
+// Q, Adam and gradient-norm clipping, with an ε-greedy schedule. The target
+// of a wait transition is either Double DQN's bootstrap (Config.Target
+// "double") or, by default, "stopping": the realised reward where the
+// target network's greedy rule would submit later in the same episode
+// (Trajectory; the Longstaff–Schwartz estimator of optimal stopping). Everything random comes from
 // math/rand/v2 PCG sources seeded from Config.Seed, so a seed fixes the
 // weights.
 //

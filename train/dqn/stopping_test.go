@@ -43,29 +43,32 @@ func TestTrajectory_Refresh(t *testing.T) {
 	}
 }
 
-// TestTrain_StoppingTarget: the stopping target trains, is deterministic,
-// and is refused without all-action transitions.
-func TestTrain_StoppingTarget(t *testing.T) {
+// TestTrain_Targets: both targets train and are deterministic; the
+// stopping target is refused without all-action transitions.
+func TestTrain_Targets(t *testing.T) {
 	cfg := testConfig()
-	cfg.Target = "stopping"
-	a, err := Train(t.Context(), testEnv(t), cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Train(t.Context(), testEnv(t), cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.GradSteps == 0 {
-		t.Fatal("no gradient steps")
-	}
-	for l := range a.Net.W {
-		for i := range a.Net.W[l] {
-			if a.Net.W[l][i] != b.Net.W[l][i] {
-				t.Fatalf("layer %d weight %d differs between two runs", l, i)
+	for _, target := range []string{"double", "stopping"} {
+		cfg.Target = target
+		a, err := Train(t.Context(), testEnv(t), cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Train(t.Context(), testEnv(t), cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.GradSteps == 0 {
+			t.Fatalf("%s: no gradient steps", target)
+		}
+		for l := range a.Net.W {
+			for i := range a.Net.W[l] {
+				if a.Net.W[l][i] != b.Net.W[l][i] {
+					t.Fatalf("%s: layer %d weight %d differs between two runs", target, l, i)
+				}
 			}
 		}
 	}
+	cfg.Target = "stopping"
 	cfg.AllActions = false
 	if _, err := Train(t.Context(), testEnv(t), cfg, nil); err == nil {
 		t.Error("stopping target without all_actions accepted")
