@@ -62,6 +62,16 @@ func (m *MLP) CopyFrom(src *MLP) {
 	}
 }
 
+// blend moves m towards src: m = (1−w)·m + w·src.
+func (m *MLP) blend(src *MLP, w float64) {
+	ps, ss := m.Params(), src.Params()
+	for k := range ps {
+		for i, v := range ss[k] {
+			ps[k][i] += w * (v - ps[k][i])
+		}
+	}
+}
+
 // Params returns the parameter slices in order (W0, B0, W1, B1, ...).
 func (m *MLP) Params() [][]float64 {
 	var p [][]float64

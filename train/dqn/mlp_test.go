@@ -178,3 +178,17 @@ func TestAdam_WeightDecay(t *testing.T) {
 		}
 	}
 }
+
+func TestMLP_Blend(t *testing.T) {
+	a, _ := NewMLP([]int{2, 3, 2}, 1)
+	b, _ := NewMLP([]int{2, 3, 2}, 2)
+	want := a.Clone()
+	a.blend(b, 0.25)
+	for l := range a.W {
+		for i := range a.W[l] {
+			if w := 0.75*want.W[l][i] + 0.25*b.W[l][i]; math.Abs(a.W[l][i]-w) > 1e-15 {
+				t.Fatalf("W%d[%d] = %v, want %v", l, i, a.W[l][i], w)
+			}
+		}
+	}
+}

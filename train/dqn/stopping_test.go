@@ -47,8 +47,11 @@ func TestTrajectory_Refresh(t *testing.T) {
 // stopping target is refused without all-action transitions.
 func TestTrain_Targets(t *testing.T) {
 	cfg := testConfig()
-	for _, target := range []string{"double", "stopping"} {
-		cfg.Target = target
+	for _, target := range []string{"double", "stopping", "stopping+average"} {
+		cfg.Target, cfg.Average = target, 0
+		if target == "stopping+average" {
+			cfg.Target, cfg.Average = "stopping", 0.1
+		}
 		a, err := Train(t.Context(), testEnv(t), cfg, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -68,7 +71,7 @@ func TestTrain_Targets(t *testing.T) {
 			}
 		}
 	}
-	cfg.Target = "stopping"
+	cfg.Target, cfg.Average = "stopping", 0
 	cfg.AllActions = false
 	if _, err := Train(t.Context(), testEnv(t), cfg, nil); err == nil {
 		t.Error("stopping target without all_actions accepted")

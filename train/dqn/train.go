@@ -20,6 +20,7 @@ type Config struct {
 	Hidden      []int   `json:"hidden"`
 	LR          float64 `json:"lr"`
 	WeightDecay float64 `json:"weight_decay"` // AdamW decay of the weights per step, relative to LR (0: Adam)
+	Average     float64 `json:"average"`      // weight of the online net in the averaged policy net per gradient step (0: none)
 	Gamma       float64 `json:"gamma"`
 	HuberDelta  float64 `json:"huber_delta"`
 	ClipNorm    float64 `json:"clip_norm"`
@@ -249,6 +250,19 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 	sched := Epsilon{Start: cfg.EpsStart, End: cfg.EpsEnd, Steps: cfg.EpsSteps}
 	var best *MLP
 	bad := 0
+	// With Average, the validated and written network is an exponential
+	// moving average of the online weights (Polyak averaging), which
+	// smooths the step-to-step changes of the greedy policy.
+	var avg *MLP
+	if cfg.Average > 0 {
+		avg = agent.Online.Clone()
+	}
+	policy := func() *MLP {
+		if avg != nil {
+			return avg
+		}
+		return agent.Online
+	}
 	var batch []Transition
 	q := make([]float64, NumActions)
 	for ep := range cfg.Episodes {
@@ -323,6 +337,9 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 				tl := time.Now()
 				batch = buf.Sample(batch[:0], cfg.BatchSize, rng)
 				l, _ := agent.Update(batch)
+				if avg != nil {
+					avg.blend(agent.Online, cfg.Average)
+				}
 				learn += time.Since(tl)
 				lossSum += l
 				lossN++
@@ -347,13 +364,13 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 			cp.Loss = lossSum / float64(lossN)
 		}
 		if len(validStarts) > 0 && cfg.ValidEvery > 0 && (ep+1)%cfg.ValidEvery == 0 {
-			v, err := Validate(ctx, env, agent.Online, st, validStarts)
+			v, err := Validate(ctx, env, policy(), st, validStarts)
 			if err != nil {
 				return nil, err
 			}
 			cp.ValidReturn = v
 			if v > res.BestValid {
-				res.BestValid, best, bad = v, agent.Online.Clone(), 0
+				res.BestValid, best, bad = v, policy().Clone(), 0
 			} else {
 				bad++
 			}
@@ -367,7 +384,7 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 			break
 		}
 	}
-	res.Net = agent.Online
+	res.Net = policy()
 	if best != nil {
 		res.Net = best
 	}
