@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job: synth -> ingest -> features (train and validation windows)
-# -> train forest and xgboost -> predict each model on the validation samples
+# -> train forest, xgboost and a DQN -> predict each model on the validation samples
 # -> evaluate baselines, oracle and models -> report (with predicted vs
 # actual r). Prints the path of report.html.
 #
@@ -8,7 +8,8 @@
 # SEED (1), TRACE (a user's trace, sacct or SWF: skip synth and ingest it
 # instead), ZONE (its time zone, default America/Chicago), NODES (partition
 # size for the training samples), TRAIN_WINDOWS (300), VAL_WINDOWS (60),
-# INTERVAL (6h; whole hours), THETA (model thresholds swept, hours).
+# INTERVAL (6h; whole hours), THETA (model thresholds swept, hours),
+# DQN_EPISODES (100: the DQN's training episodes).
 #
 # Training windows start the day after the first submission; validation
 # windows are the last VAL_WINDOWS that fit before the last submission, so
@@ -26,6 +27,7 @@ TRAIN_WINDOWS=${TRAIN_WINDOWS:-300}
 VAL_WINDOWS=${VAL_WINDOWS:-60}
 INTERVAL=${INTERVAL:-6h}
 THETA=${THETA:-0.25,0.5,1,2}
+DQN_EPISODES=${DQN_EPISODES:-100}
 LOG=(--log-level warn)
 
 mkdir -p "$OUT"
@@ -72,6 +74,10 @@ for m in forest xgboost; do
 	"$BIN" train --model "$m" --samples "$OUT/train.parquet" --cv 3 -o "$OUT/$m" "${LOG[@]}"
 done
 
+stage "train dqn: $DQN_EPISODES episodes on the same training windows"
+"$BIN" train --model dqn --trace "$OUT/$name.parquet" --protocol mirage-ls6 "${windows[@]}" \
+	--episodes "$DQN_EPISODES" -o "$OUT/dqn" "${LOG[@]}"
+
 # The predicted-vs-actual figure uses samples of the validation windows,
 # which no model saw: an out-of-sample check of the regressors.
 stage "features build: $VAL_WINDOWS validation windows from $val_start"
@@ -89,7 +95,7 @@ done
 stage "evaluate: $VAL_WINDOWS validation windows from $val_start, every $INTERVAL"
 "$BIN" evaluate --trace "$OUT/$name.parquet" --protocol mirage-ls6-val --nodes 1 \
 	--start "$val_start" --windows "$VAL_WINDOWS" --interval "$INTERVAL" \
-	--policy "reactive,immediate,avg,slurm-estimate,oracle,forest:$OUT/forest,xgboost:$OUT/xgboost" \
+	--policy "reactive,immediate,avg,slurm-estimate,oracle,forest:$OUT/forest,xgboost:$OUT/xgboost,dqn:$OUT/dqn" \
 	--theta "$THETA" -o "$OUT/eval" "${LOG[@]}"
 
 stage "report"

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/dqn"
 )
@@ -39,6 +41,12 @@ early stopping on the latest training windows).
 	f.String("trace", "", "dqn: trace file (Parquet); the episodes are windows of --protocol's training period")
 	f.String("protocol", "", "dqn: features protocol (e.g. ls6, mirage-ls6)")
 	f.Int("episodes", 0, "dqn: training episodes (0 = default)")
+	f.String("start", "", "dqn: first training window start, YYYY-MM-DDTHH:MM:SS in the protocol's zone (empty = the protocol's)")
+	f.Int("windows", 0, "dqn: training windows per chain size (0 = the protocol's)")
+	f.Duration("interval", 0, "dqn: time between window starts (0 = the protocol's)")
+	f.String("chain-nodes", "", "dqn: comma-separated chain sizes, e.g. 1,8 (empty = the protocol's)")
+	f.String("mode", "", "dqn: window start: cold or warm (empty = the protocol's)")
+	f.Int("nodes", 0, "dqn: partition size (0 = the protocol's)")
 	f.String("dqn-config", "", "dqn: JSON file of hyper-parameters overriding the defaults (the fields of manifest.json's hyper_parameters)")
 	f.String("samples", "", "samples file (Parquet, from mirage features build); required")
 	f.StringP("output", "o", "", "output model directory; required")
@@ -236,12 +244,20 @@ func runTrainDQN(cmd *cobra.Command, g *globalOptions, c TrainConfig) error {
 		cfg.Episodes = c.Episodes
 	}
 	began := time.Now()
-	res, err := dqn.Fit(cmd.Context(), dqn.FitOptions{Trace: c.Trace, Protocol: c.Protocol, Dir: c.Output, Version: version}, cfg,
+	spec, err := featuresProtocol(FeaturesConfig{Protocol: c.Protocol, Start: c.Start, Windows: c.Windows, Interval: c.Interval,
+		ChainNodes: c.ChainNodes, Mode: c.Mode, Nodes: c.Nodes})
+	if err != nil {
+		return err
+	}
+	res, err := dqn.Fit(cmd.Context(), dqn.FitOptions{Trace: c.Trace, Protocol: c.Protocol, Spec: &spec, Dir: c.Output, Version: version}, cfg,
 		func(p dqn.CurvePoint) {
 			if p.Episode%50 == 0 {
 				g.log().Info("dqn", "episode", p.Episode, "return", p.Return, "loss", p.Loss, "epsilon", p.Epsilon)
 			}
 		})
+	if errors.Is(err, features.ErrOptions) {
+		return usageError{err}
+	}
 	if err != nil {
 		return err
 	}

@@ -36,9 +36,9 @@ func TestTrain_DQNSmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := run(t, "train", "--model", "dqn", "--trace", tr, "--protocol", "mirage-ls6", "--episodes", "2",
-		"--dqn-config", hyper, "-o", out, "--json")
+		"--dqn-config", hyper, "--windows", "120", "--chain-nodes", "1", "-o", out, "--json")
 	if code != 0 {
-		t.Skipf("skipping: the synthetic trace does not cover the mirage-ls6 training period here: %s", stderr)
+		t.Fatalf("train --model dqn: exit %d: %s", code, stderr)
 	}
 	var s map[string]any
 	if err := json.Unmarshal([]byte(stdout), &s); err != nil || s["model"] != "dqn" {
@@ -62,12 +62,19 @@ func TestTrain_DQNSmoke(t *testing.T) {
 			Seed   uint64 `json:"seed"`
 			Hidden []int  `json:"hidden"`
 		} `json:"hyper_parameters"`
+		Spec struct {
+			Windows    int   `json:"windows"`
+			ChainNodes []int `json:"chain_nodes"`
+		} `json:"protocol_spec"`
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
 	if len(m.Arch.Layers) != 4 || m.Arch.Layers[1] != 16 || m.Arch.Layers[2] != 8 || m.Hyper.Seed != 7 {
 		t.Errorf("manifest layers %v seed %d, want [79 16 8 2] and the file's seed 7", m.Arch.Layers, m.Hyper.Seed)
+	}
+	if m.Spec.Windows != 120 || len(m.Spec.ChainNodes) != 1 || m.Spec.ChainNodes[0] != 1 {
+		t.Errorf("manifest protocol_spec %+v, want the --windows 120 --chain-nodes 1 overrides", m.Spec)
 	}
 }
 
@@ -92,5 +99,9 @@ func TestTrain_DQNConfigErrors(t *testing.T) {
 	_, stderr, code := run(t, "train", "--model", "dqn", "--trace", "x.parquet", "--protocol", "ls6", "--dqn-config", filepath.Join(dir, "missing.json"), "-o", filepath.Join(dir, "m"))
 	if code != exitUsage || !strings.Contains(stderr, "missing.json") {
 		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = run(t, "train", "--model", "dqn", "--trace", "x.parquet", "--protocol", "ls6", "--chain-nodes", "1,x", "-o", filepath.Join(dir, "m"))
+	if code != exitUsage || !strings.Contains(stderr, "--chain-nodes") {
+		t.Errorf("bad --chain-nodes: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -69,6 +69,13 @@ type TrainConfig struct {
 	// DQNConfig is a JSON file of DQN hyper-parameters (the fields of
 	// manifest.json's hyper_parameters) overriding dqn.DefaultConfig.
 	DQNConfig string `mapstructure:"dqn_config"`
+	// DQN: overrides of the protocol's windows, as in features build.
+	Start      string        `mapstructure:"start"`
+	Windows    int           `mapstructure:"windows"`
+	Interval   time.Duration `mapstructure:"interval"`
+	ChainNodes string        `mapstructure:"chain_nodes"`
+	Mode       string        `mapstructure:"mode"`
+	Nodes      int           `mapstructure:"nodes"`
 	// Params are model parameters (train.params.*); zero means the
 	// model's default. Flags --objective, --huber-slope, --max-depth,
 	// --eta, --rounds and --trees override them.

@@ -35,10 +35,12 @@ type Manifest struct {
 	Config               Config             `json:"hyper_parameters"`
 	Seed                 uint64             `json:"seed"`
 	Protocol             string             `json:"protocol,omitempty"`
-	TraceDigest          string             `json:"trace_sha256,omitempty"`
-	Training             TrainingSummary    `json:"training"`
-	Versions             map[string]string  `json:"versions,omitempty"`
-	Files                map[string]string  `json:"sha256"` // file name -> hex digest
+	// ProtocolSpec is the protocol trained on, with any overrides.
+	ProtocolSpec *features.Protocol `json:"protocol_spec,omitempty"`
+	TraceDigest  string             `json:"trace_sha256,omitempty"`
+	Training     TrainingSummary    `json:"training"`
+	Versions     map[string]string  `json:"versions,omitempty"`
+	Files        map[string]string  `json:"sha256"` // file name -> hex digest
 }
 
 // Architecture describes the MLP: Layers are the sizes from input to

@@ -20,6 +20,10 @@ type FitOptions struct {
 	// Protocol names the features preset whose training windows are the
 	// episodes (features.LookupProtocol).
 	Protocol string
+	// Spec, when not nil, is the protocol to use instead of the preset
+	// (the preset with its windows, chain sizes or partition changed);
+	// Protocol still names it in the manifest.
+	Spec *features.Protocol
 	// Dir is the model directory to write.
 	Dir string
 	// Version is the mirage version recorded in the manifest.
@@ -30,9 +34,14 @@ type FitOptions struct {
 // the model directory (model.safetensors, curve.csv, manifest.json). It is
 // the Go API behind `mirage train --model dqn`.
 func Fit(ctx context.Context, opts FitOptions, cfg Config, progress func(CurvePoint)) (*Result, error) {
-	proto, err := features.LookupProtocol(opts.Protocol)
-	if err != nil {
-		return nil, err
+	var proto features.Protocol
+	if opts.Spec != nil {
+		proto = *opts.Spec
+	} else {
+		var err error
+		if proto, err = features.LookupProtocol(opts.Protocol); err != nil {
+			return nil, err
+		}
 	}
 	tjobs, err := trace.ReadAll(opts.Trace)
 	if err != nil {
@@ -60,7 +69,7 @@ func Fit(ctx context.Context, opts FitOptions, cfg Config, progress func(CurvePo
 	}
 	m := &Manifest{
 		Kind: "dqn", Features: features.Schema(), FeatureSchemaVersion: features.FeatureSchemaVersion,
-		Standardisation: res.Stats, Config: cfg, Seed: cfg.Seed, Protocol: opts.Protocol,
+		Standardisation: res.Stats, Config: cfg, Seed: cfg.Seed, Protocol: opts.Protocol, ProtocolSpec: &proto,
 		TraceDigest: digest, Training: Summarise(res),
 		Versions: map[string]string{"mirage": opts.Version},
 	}

@@ -147,7 +147,7 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 		}
 	}
 	if len(trainStarts) == 0 {
-		return nil, fmt.Errorf("dqn: no training windows left outside the held-out segments (valid_share %g, valid_blocks %d)", cfg.ValidShare, cfg.ValidBlocks)
+		return nil, fmt.Errorf("dqn: no training windows left outside the held-out segments and their workload margins (valid_share %g, valid_blocks %d): use more windows, or valid_blocks 1 or valid_share 0 (no early stopping)", cfg.ValidShare, cfg.ValidBlocks)
 	}
 	draw := func() (int64, int) {
 		t := trainStarts[rng.IntN(len(trainStarts))]
