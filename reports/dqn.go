@@ -221,8 +221,13 @@ type DQNModel struct {
 	ValidReactive *float64 `json:"valid_reactive_return,omitempty"`
 	ValidOracle   *float64 `json:"valid_oracle_return,omitempty"`
 	// Target is the wait transitions' target (hyper_parameters.target).
-	Target       string `json:"target,omitempty"`
-	EarlyStopped bool   `json:"early_stopped,omitempty"`
+	Target string `json:"target,omitempty"`
+	// Protocol, GradSteps and WeightsSHA256 are the manifest's protocol,
+	// training.grad_steps and sha256 of model.safetensors.
+	Protocol      string `json:"protocol,omitempty"`
+	GradSteps     int    `json:"grad_steps,omitempty"`
+	WeightsSHA256 string `json:"weights_sha256,omitempty"`
+	EarlyStopped  bool   `json:"early_stopped,omitempty"`
 	// Figure is the curve figure's file stem.
 	Figure string `json:"figure"`
 	Curve  *Curve `json:"-"`
@@ -237,10 +242,13 @@ type dqnManifest struct {
 		ValidReactive   *float64 `json:"valid_reactive_return"`
 		ValidOracle     *float64 `json:"valid_oracle_return"`
 		EarlyStopped    bool     `json:"early_stopped"`
+		GradSteps       int      `json:"grad_steps"`
 	} `json:"training"`
 	Hyper struct {
 		Target string `json:"target"`
 	} `json:"hyper_parameters"`
+	Protocol string            `json:"protocol"`
+	Files    map[string]string `json:"sha256"`
 }
 
 // LoadDQN reads the training curve (and, when there, the manifest) of the
@@ -296,6 +304,7 @@ func LoadDQN(policy, dir string, log *slog.Logger) (DQNModel, error) {
 	}
 	m.BestValidReturn, m.EarlyStopped = man.Training.BestValidReturn, man.Training.EarlyStopped
 	m.ValidReactive, m.ValidOracle, m.Target = man.Training.ValidReactive, man.Training.ValidOracle, man.Hyper.Target
+	m.Protocol, m.GradSteps, m.WeightsSHA256 = man.Protocol, man.Training.GradSteps, man.Files["model.safetensors"]
 	return m, nil
 }
 

@@ -294,7 +294,11 @@ func TestRender_DQN(t *testing.T) {
 	if n := strings.Count(string(page), `src="data:image/png;base64,`); n != len(rep.Figures) || n != 5 {
 		t.Errorf("inlined figures: %d, want %d", n, len(rep.Figures))
 	}
-	for _, want := range []string{"DQN training curve: dqn:" + model, "40 episodes", "best validation return -4.25"} {
+	if d := rep.DQN[0]; d.Target != "stopping" || d.GradSteps != 0 || len(d.WeightsSHA256) != 64 {
+		t.Errorf("DQN model card: target %q, grad steps %d, weights sha256 %q", d.Target, d.GradSteps, d.WeightsSHA256)
+	}
+	for _, want := range []string{"DQN training curve: dqn:" + model, "40 episodes", "best validation return -4.25",
+		"<h2>DQN models</h2>", "<td>-4.25</td><td>-6.50</td><td>-0.75</td>"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("report.html lacks %q", want)
 		}

@@ -63,6 +63,11 @@ img { max-width: 100%; }
 <tr><th>policy</th><th>kind</th><th>trained on</th><th>rows</th><th>windows</th><th>first window</th><th>last window</th><th>rounds</th><th>CV MAE (h)</th><th>model sha256</th></tr>
 {{range .Models}}<tr><td>{{.Policy}}</td>{{with .Manifest}}<td>{{.Kind}}</td><td>{{.Protocol}}</td><td>{{.Rows}}</td><td>{{.Windows}}</td><td>{{utc (index .TimeRange 0)}}</td><td>{{utc (index .TimeRange 1)}}</td><td>{{.Rounds}}</td><td>{{with .CV}}{{h .Overall.MAEH}}{{else}}-{{end}}</td><td>{{printf "%.12s" .ModelSHA256}}</td>{{else}}<td colspan="9">no manifest at {{$.Quote .Dir}}</td>{{end}}</tr>
 {{end}}</table>
+{{end}}{{if .DQN}}<h2>DQN models</h2>
+<table>
+<tr><th>policy</th><th>trained on</th><th>target</th><th>episodes</th><th>decisions</th><th>gradient steps</th><th>best held-out return (h)</th><th>reactive (h)</th><th>oracle (h)</th><th>weights sha256</th></tr>
+{{range .DQN}}<tr><td>{{.Policy}}</td><td>{{.Protocol}}</td><td>{{.Target}}</td><td>{{.Episodes}}</td><td>{{.Decisions}}</td><td>{{.GradSteps}}</td><td>{{gap .BestValidReturn}}</td><td>{{gap .ValidReactive}}</td><td>{{gap .ValidOracle}}</td><td>{{printf "%.12s" .WeightsSHA256}}</td></tr>
+{{end}}</table>
 {{end}}<h2>Metrics</h2>
 <p>Interruption = max(r, 0), overlap = max(−r, 0), r = Q.start − P.end. Reduction is 1 − interruption / reactive's; rescued is the share of the windows reactive interrupts brought to zero; gap is the mean interruption minus the oracle's.</p>
 <table>
@@ -109,6 +114,7 @@ type htmlPage struct {
 	Title    string
 	Protocol Protocol
 	Models   []ModelInfo
+	DQN      []DQNModel
 	Rows     []htmlRow
 	Loads    []htmlLoad
 	Chains   []htmlLoad // by chain size, when the evaluation has more than one
@@ -120,7 +126,7 @@ type htmlPage struct {
 func (htmlPage) Quote(s string) string { return fmt.Sprintf("%q", s) }
 
 func renderHTML(title string, rep *Report, pngs [][]byte) ([]byte, error) {
-	pg := htmlPage{Title: title, Protocol: rep.Protocol, Models: rep.Models, Notes: rep.Notes}
+	pg := htmlPage{Title: title, Protocol: rep.Protocol, Models: rep.Models, DQN: rep.DQN, Notes: rep.Notes}
 	for _, name := range rep.Protocol.Policies {
 		pg.Rows = append(pg.Rows, htmlRow{Name: name, S: rep.Metrics.Policies[name].Summary})
 	}
