@@ -3,7 +3,6 @@ package features
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -11,36 +10,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mirage-hpc/mirage/internal/golden"
 	"github.com/mirage-hpc/mirage/sim"
+	"github.com/mirage-hpc/mirage/sim/simtest"
 )
 
 // day0 is 2022-11-01T00:00:00Z.
 const day0 = 1667260800
 
-// busyJobs returns a deterministic busy workload on 8 nodes over days
-// days from day0: jobs of 1-4 nodes, limits of 1-24 h, run times up to the
-// limit, five users; TraceStart is a plausible real start for warm
-// windows.
-func busyJobs(n, days int, seed uint64) []sim.Job {
-	r := rand.New(rand.NewPCG(seed, 1))
-	jobs := make([]sim.Job, n)
-	span := int64(days) * 86400
-	for i := range jobs {
-		submit := day0 + r.Int64N(span)
-		limit := 3600 * (1 + r.Int64N(24))
-		jobs[i] = sim.Job{
-			Name: fmt.Sprint(i), User: int32(r.IntN(5)), Nodes: int32(1 + r.IntN(4)),
-			Submit: submit, After: sim.NoJob, LimitSec: limit, RunSec: r.Int64N(limit + 1),
-			TraceStart: submit + r.Int64N(4*3600),
-		}
-	}
-	// FromTrace's order: by submission.
-	for i := 1; i < len(jobs); i++ {
-		for k := i; k > 0 && jobs[k].Submit < jobs[k-1].Submit; k-- {
-			jobs[k], jobs[k-1] = jobs[k-1], jobs[k]
-		}
-	}
-	return jobs
-}
+// busyJobs is simtest.BusyJobs from day0.
+func busyJobs(n, days int, seed uint64) []sim.Job { return simtest.BusyJobs(n, days, seed, day0) }
 
 func testOptions(mode sim.WindowMode) Options {
 	cfg := sim.DefaultConfig()

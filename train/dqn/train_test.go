@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -14,28 +13,13 @@ import (
 
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/sim"
+	"github.com/mirage-hpc/mirage/sim/simtest"
 )
 
 const day0 = 1667260800 // 2022-11-01T00:00:00Z
 
-// busyJobs is a deterministic busy workload on 8 nodes (as evaluate's
-// tests build it).
-func busyJobs(n, days int, seed uint64) []sim.Job {
-	r := rand.New(rand.NewPCG(seed, 1))
-	jobs := make([]sim.Job, n)
-	span := int64(days) * 86400
-	for i := range jobs {
-		submit := day0 + r.Int64N(span)
-		limit := 3600 * (1 + r.Int64N(24))
-		jobs[i] = sim.Job{
-			Name: fmt.Sprint(i), User: int32(r.IntN(5)), Nodes: int32(1 + r.IntN(4)),
-			Submit: submit, After: sim.NoJob, LimitSec: limit, RunSec: r.Int64N(limit + 1),
-			TraceStart: submit + r.Int64N(4*3600),
-		}
-	}
-	slices.SortStableFunc(jobs, func(a, b sim.Job) int { return int(a.Submit - b.Submit) })
-	return jobs
-}
+// busyJobs is simtest.BusyJobs from day0.
+func busyJobs(n, days int, seed uint64) []sim.Job { return simtest.BusyJobs(n, days, seed, day0) }
 
 func testEnv(t testing.TB) *Env {
 	t.Helper()
