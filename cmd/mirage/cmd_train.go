@@ -17,8 +17,8 @@ import (
 
 func newTrainCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "train --model forest|xgboost --samples S.parquet -o DIR",
-		Short: "Train a regressor of r (hours) with XGBoost, cross-validate over time and write a model directory",
+		Use:   "train --model forest|xgboost --samples S.parquet -o DIR | --model dqn --trace T.parquet --protocol NAME -o DIR",
+		Short: "Train a regressor of r (XGBoost) or a DQN provisioner (in the simulator) and write a model directory",
 		Long: `Read labelled samples (from mirage features build), cross-validate with time-blocked
 folds over windows (a gap of one window span between training and test windows), fit
 the final model on every sample, and write DIR/model.json (XGBoost JSON),
@@ -26,6 +26,14 @@ DIR/manifest.json and DIR/cv.json.
 
 Models: forest (XGBoost random-forest mode, one round) and xgboost (boosted trees,
 early stopping on the latest training windows).
+
+--model dqn trains a Deep Q-Network in the simulator instead: episodes are windows of
+--protocol's training period on --trace (--start, --windows, --interval, --chain-nodes,
+--mode and --nodes change them as in features build), with early stopping on held-out
+windows of that period. It writes DIR/model.safetensors, DIR/model.onnx (opset 13, input
+the standardised features), DIR/manifest.json and DIR/curve.csv; --dqn-config FILE.json
+sets hyper-parameters (the fields of the manifest's hyper_parameters). Use the model
+as the policy dqn:DIR in mirage evaluate.
 
 ` + exitCodesHelp,
 		Args:        usageArgs(cobra.NoArgs),
