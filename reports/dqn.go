@@ -233,24 +233,6 @@ type DQNModel struct {
 	Curve  *Curve `json:"-"`
 }
 
-// dqnManifest is what the report reads of a DQN model's manifest.json.
-type dqnManifest struct {
-	Training struct {
-		Episodes        int      `json:"episodes"`
-		Decisions       int      `json:"decisions"`
-		BestValidReturn *float64 `json:"best_valid_return"`
-		ValidReactive   *float64 `json:"valid_reactive_return"`
-		ValidOracle     *float64 `json:"valid_oracle_return"`
-		EarlyStopped    bool     `json:"early_stopped"`
-		GradSteps       int      `json:"grad_steps"`
-	} `json:"training"`
-	Hyper struct {
-		Target string `json:"target"`
-	} `json:"hyper_parameters"`
-	Protocol string            `json:"protocol"`
-	Files    map[string]string `json:"sha256"`
-}
-
 // LoadDQN reads the training curve (and, when there, the manifest) of the
 // DQN model in dir. A missing dir or curve.csv, or one without episodes,
 // is an error wrapping ErrNoDQNCurve; an unreadable manifest.json is logged on log and
@@ -291,7 +273,7 @@ func LoadDQN(policy, dir string, log *slog.Logger) (DQNModel, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return m, nil
 	}
-	var man dqnManifest
+	var man dqn.Manifest
 	if err == nil {
 		err = json.Unmarshal(b, &man)
 	}
@@ -303,8 +285,8 @@ func LoadDQN(policy, dir string, log *slog.Logger) (DQNModel, error) {
 		m.Decisions = man.Training.Decisions
 	}
 	m.BestValidReturn, m.EarlyStopped = man.Training.BestValidReturn, man.Training.EarlyStopped
-	m.ValidReactive, m.ValidOracle, m.Target = man.Training.ValidReactive, man.Training.ValidOracle, man.Hyper.Target
-	m.Protocol, m.GradSteps, m.WeightsSHA256 = man.Protocol, man.Training.GradSteps, man.Files["model.safetensors"]
+	m.ValidReactive, m.ValidOracle, m.Target = man.Training.ValidReactive, man.Training.ValidOracle, man.Config.Target
+	m.Protocol, m.GradSteps, m.WeightsSHA256 = man.Protocol, man.Training.GradSteps, man.Files[dqn.WeightsFile]
 	return m, nil
 }
 

@@ -55,10 +55,12 @@ type Architecture struct {
 
 // TrainingSummary summarises the training curve.
 type TrainingSummary struct {
-	Episodes        int     `json:"episodes"`
-	Decisions       int     `json:"decisions"`
-	GradSteps       int     `json:"grad_steps"`
-	BestValidReturn float64 `json:"best_valid_return,omitempty"`
+	Episodes  int `json:"episodes"`
+	Decisions int `json:"decisions"`
+	GradSteps int `json:"grad_steps"`
+	// BestValidReturn is the best mean greedy return on the held-out
+	// windows (absent when none were validated).
+	BestValidReturn *float64 `json:"best_valid_return,omitempty"`
 	// ValidReactive and ValidOracle are the reactive policy's and the
 	// hindsight oracle's mean returns on the same held-out windows
 	// (absent without held-out windows).
@@ -75,7 +77,8 @@ func Summarise(r *Result) TrainingSummary {
 		s.ValidReactive, s.ValidOracle = &r.ValidReactive, &r.ValidOracle
 	}
 	if !math.IsInf(r.BestValid, 0) {
-		s.BestValidReturn = r.BestValid
+		best := r.BestValid
+		s.BestValidReturn = &best
 	}
 	if n := len(r.Curve); n > 0 {
 		k := max(n/10, 1)
