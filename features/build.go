@@ -32,6 +32,9 @@ type Samples struct {
 	LabelRSec []int64
 	// LabelWaitSec is Q.start - Q.submit in seconds.
 	LabelWaitSec []int64
+	// Weight is the row's training weight: every (window, chain size)
+	// weighs the same in total, and the mean weight is 1. Nil means 1.
+	Weight []float64
 }
 
 // Len returns the number of rows.
@@ -159,6 +162,7 @@ func assemble(results []unitResult) Samples {
 		Features:     make([][]float64, numFeats),
 		LabelRSec:    make([]int64, 0, n),
 		LabelWaitSec: make([]int64, 0, n),
+		Weight:       make([]float64, 0, n),
 	}
 	for f := range s.Features {
 		s.Features[f] = make([]float64, 0, n)
@@ -175,6 +179,7 @@ func assemble(results []unitResult) Samples {
 			}
 			s.LabelRSec = append(s.LabelRSec, r.rSec[k])
 			s.LabelWaitSec = append(s.LabelWaitSec, r.wait[k])
+			s.Weight = append(s.Weight, float64(n)/float64(len(results))/float64(len(r.probes)))
 		}
 	}
 	return s

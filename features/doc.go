@@ -13,7 +13,13 @@
 //
 //	r = Q.start - P.end   (seconds; r > 0 an interruption, r < 0 an overlap)
 //
-// and Q's wait. The features are computed on the main timeline, in which Q
+// and Q's wait. A decision time t means "just before t's events": the main
+// timeline has processed everything strictly before t (sim.Sim.RunBefore),
+// so the features describe the queue a provisioner sees as it decides at t,
+// and Q submitted at t is queued in the same step as t's arrivals and ends
+// and gets t's main and backfill passes (P likewise at its submission).
+// History samples are taken after everything at their grid time. The
+// features are computed on the main timeline, in which Q
 // never exists, so they cannot leak the label; TestBuild_NoLeakage checks it.
 //
 // Schema returns the ordered feature names with their units;

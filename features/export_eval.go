@@ -56,7 +56,14 @@ func (t *Timeline) P() sim.Job { return t.wr.p }
 // set by the caller.
 func (t *Timeline) Q() sim.Job { return t.wr.q }
 
-// Advance runs the timeline to time at, sampling the feature history.
+// Advance runs the timeline to decision time at, sampling the feature
+// history: everything strictly before at is processed and the clock is at
+// at, with what happens at at (arrivals, ends, capacity steps, the main
+// and backfill passes) still to come (sim.Sim.RunBefore). Sim, Features
+// and a policy at at therefore see the queue just before at's events, and
+// Q submitted at at in a fork (QOutcome) is queued before at's scheduling
+// passes, as in the Mirage artifact's simulator: a reactive Q submitted at
+// P's end competes for P's nodes in the passes at P's end.
 func (t *Timeline) Advance(ctx context.Context, at int64) error { return t.wr.advance(ctx, at) }
 
 // Features writes the feature vector at the timeline's clock into dst
@@ -79,8 +86,9 @@ func DecisionGrid(dst []int64, pSubmit, pStart, pEnd, step int64) []int64 {
 	return slices.Compact(dst)
 }
 
-// QOutcome forks the timeline's simulation (which must be at t), submits Q
-// at t, runs the fork until Q starts and returns Q's start and r = Q.start
+// QOutcome forks the timeline's simulation (which must be at t, as Advance
+// leaves it: t's events not yet processed), submits Q at t so that it is
+// queued with t's events and gets t's passes, runs the fork until Q starts and returns Q's start and r = Q.start
 // − P.end in the fork (pEnd when P has not started there). The timeline
 // itself is not changed.
 func (tl *Timeline) QOutcome(ctx context.Context, t, pEnd int64) (qStart, rSec int64, err error) {

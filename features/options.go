@@ -31,8 +31,12 @@ type Options struct {
 	// (sim.NewWindow's length).
 	WorkloadSec int64
 	// Probes is the number of candidate submission times of Q per window,
-	// evenly spaced from P.submit + 1 min to P.end (see ProbeTimes).
+	// evenly spaced from P.submit + 1 min to P.end (see ProbeTimes); the
+	// Mirage artifact's protocol. Not used when Grid is set.
 	Probes int
+	// Grid, when set, labels the decision times a policy sees instead of
+	// Probes evenly spaced ones: see GridOptions and ProbeGrid.
+	Grid *GridOptions
 	// ChainNodes lists the chain sizes (nodes of P and of Q); every window
 	// is run once per size.
 	ChainNodes []int
@@ -96,12 +100,20 @@ func (o *Options) normalise() error {
 		o.Location = time.UTC
 	}
 	o.Workers = max(o.Workers, 1)
+	if o.Grid != nil {
+		g := o.Grid.WithDefaults()
+		o.Grid = &g
+		if g.DecisionSec < 0 || g.DenseSec < 0 || g.SparseSec < 0 || g.SparseSec%g.DecisionSec != 0 {
+			return fmt.Errorf("%w: probe grid every %d s, dense %d s, sparse every %d s (a multiple of the decision interval)",
+				ErrOptions, g.DecisionSec, g.DenseSec, g.SparseSec)
+		}
+	}
 	switch {
 	case o.Windows < 0 || o.IntervalSec <= 0 && o.Windows > 1:
 		return fmt.Errorf("%w: %d windows every %d s", ErrOptions, o.Windows, o.IntervalSec)
 	case o.WarmupSec < 0 || o.WorkloadSec < o.WarmupSec:
 		return fmt.Errorf("%w: warm-up %d s must be in [0, workload %d s]", ErrOptions, o.WarmupSec, o.WorkloadSec)
-	case o.Probes < 1:
+	case o.Probes < 1 && o.Grid == nil:
 		return fmt.Errorf("%w: %d probes < 1", ErrOptions, o.Probes)
 	case len(o.ChainNodes) == 0:
 		return fmt.Errorf("%w: no chain sizes", ErrOptions)
@@ -127,4 +139,52 @@ func ProbeTimes(dst []int64, lower, upper int64, n int) []int64 {
 		dst = append(dst, t-((t%60)+60)%60)
 	}
 	return append(dst, upper)
+}
+
+// GridOptions are the decision-grid probes (features build --probes grid):
+// the times a policy replayed by evaluate decides at, P.submit + k·DecisionSec
+// (DecisionGrid), of which every one in the last DenseSec before P's
+// expected end (P's start plus its limit) is labelled, and before that
+// only those every SparseSec since P's submission; P's start and P's end
+// always. Durations are seconds; zero values take the defaults.
+type GridOptions struct {
+	// DecisionSec is the decision interval; 0 means 600 (evaluate's).
+	DecisionSec int64 `json:"decision_sec"`
+	// DenseSec is the span before P's expected end labelled at every
+	// decision; 0 means 24 hours.
+	DenseSec int64 `json:"dense_sec"`
+	// SparseSec is the spacing before that; 0 means one hour. It must be
+	// a multiple of DecisionSec.
+	SparseSec int64 `json:"sparse_sec"`
+}
+
+func (g GridOptions) WithDefaults() GridOptions {
+	if g.DecisionSec == 0 {
+		g.DecisionSec = 600
+	}
+	if g.DenseSec == 0 {
+		g.DenseSec = 24 * 3600
+	}
+	if g.SparseSec == 0 {
+		g.SparseSec = 3600
+	}
+	return g
+}
+
+// ProbeGrid appends to dst the decision-grid probe times of a chain whose
+// P was submitted at pSubmit, started at pStart, is expected to end at
+// pExpEnd (pStart plus its limit) and ends at pEnd: the times of
+// DecisionGrid(pSubmit, pStart, pEnd, g.DecisionSec) that are P's start,
+// P's end, at or after pExpEnd − g.DenseSec, or a multiple of g.SparseSec
+// after pSubmit. Every probe is therefore a time evaluate's policies
+// decide at. g's zero fields take their defaults.
+func ProbeGrid(dst []int64, g GridOptions, pSubmit, pStart, pExpEnd, pEnd int64) []int64 {
+	g = g.WithDefaults()
+	all := DecisionGrid(nil, pSubmit, pStart, pEnd, g.DecisionSec)
+	for _, t := range all {
+		if t == pStart || t == pEnd || t >= pExpEnd-g.DenseSec || (t-pSubmit)%g.SparseSec == 0 {
+			dst = append(dst, t)
+		}
+	}
+	return dst
 }

@@ -36,6 +36,7 @@ const (
 	ColProbeTime   = "probe_time"     // int64, Unix seconds
 	ColLabelR      = "label_r_sec"    // int64
 	ColLabelWait   = "label_wait_sec" // int64
+	ColWeight      = "weight"         // float64, optional (absent: 1)
 )
 
 // FileMeta is what WriteParquet stores besides the samples.
@@ -53,7 +54,8 @@ const rowGroupRows = 64 * 1024
 
 // WriteParquet writes s to path as Parquet, from Arrow record batches:
 // the columns window_id, window_start, chain_nodes, probe_time, one
-// float64 column per feature (s.Names), label_r_sec and label_wait_sec,
+// float64 column per feature (s.Names), label_r_sec, label_wait_sec and,
+// when s.Weight is set, weight,
 // with the key-value metadata Meta* (feature names and units, schema
 // version, simulator configuration, protocol, trace digest, seed). It
 // writes a temporary file in path's directory and renames it, so path is
@@ -75,6 +77,9 @@ func WriteParquet(path string, s *Samples, meta FileMeta) (err error) {
 	fields = append(fields,
 		arrow.Field{Name: ColLabelR, Type: arrow.PrimitiveTypes.Int64},
 		arrow.Field{Name: ColLabelWait, Type: arrow.PrimitiveTypes.Int64})
+	if s.Weight != nil {
+		fields = append(fields, arrow.Field{Name: ColWeight, Type: arrow.PrimitiveTypes.Float64})
+	}
 	schema := arrow.NewSchema(fields, &md)
 
 	return atomicfile.Write(path, func(out io.Writer) error {
@@ -145,5 +150,8 @@ func batch(mem memory.Allocator, schema *arrow.Schema, s *Samples, lo, hi int) a
 	n := 4 + len(s.Features)
 	b.Field(n).(*array.Int64Builder).AppendValues(s.LabelRSec[lo:hi], nil)
 	b.Field(n+1).(*array.Int64Builder).AppendValues(s.LabelWaitSec[lo:hi], nil)
+	if s.Weight != nil {
+		b.Field(n+2).(*array.Float64Builder).AppendValues(s.Weight[lo:hi], nil)
+	}
 	return b.NewRecordBatch()
 }

@@ -48,7 +48,7 @@ func TestWriteParquet(t *testing.T) {
 		cols = append(cols, fld.Name())
 	}
 	want := append([]string{ColWindowID, ColWindowStart, ColChainNodes, ColProbeTime}, Names()...)
-	want = append(want, ColLabelR, ColLabelWait)
+	want = append(want, ColLabelR, ColLabelWait, ColWeight)
 	if d := cmp.Diff(want, cols); d != "" {
 		t.Errorf("columns (-want +got):\n%s", d)
 	}

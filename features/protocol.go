@@ -32,6 +32,9 @@ type Protocol struct {
 	Warmup   time.Duration `json:"warmup"`
 	Workload time.Duration `json:"workload"`
 	Probes   int           `json:"probes"`
+	// Grid, when set, labels the decision grid (GridOptions) instead of
+	// Probes evenly spaced probes.
+	Grid *GridOptions `json:"grid,omitempty"`
 	// ChainNodes are the chain sizes.
 	ChainNodes []int `json:"chain_nodes"`
 	// InferDeps runs sim.FromTrace with dependency inference;
@@ -52,7 +55,9 @@ var ProtocolNames = []string{"mirage-ls6", "mirage-ls6-val", "ls6", "ls6-val"}
 //     windows, 88 nodes, the mirage-compat simulator;
 //   - mirage-ls6-val: its validation set, 156 windows from 2023-03-01;
 //   - ls6 and ls6-val: the same windows, warm, with sim.LS6(), inferred
-//     dependencies and inferred capacity (the realistic protocol).
+//     dependencies and inferred capacity (the realistic protocol), labelled
+//     on the decision grid (GridOptions' defaults: every 10 minutes in the
+//     last 24 h before P's expected end, hourly before).
 func LookupProtocol(name string) (Protocol, error) {
 	p := Protocol{
 		Name: name, Profile: "mirage-compat", Nodes: 88, Mode: "cold",
@@ -67,6 +72,8 @@ func LookupProtocol(name string) (Protocol, error) {
 	case "ls6", "ls6-val":
 		p.Profile, p.Nodes, p.Mode = "ls6", 0, "warm"
 		p.InferDeps, p.InferCapacity = true, true
+		g := GridOptions{}.WithDefaults()
+		p.Grid = &g
 		if name == "ls6-val" {
 			p.Start, p.Windows = "2023-03-01T00:00:00", 156
 		}
@@ -117,6 +124,10 @@ func (p Protocol) Prepare(tjobs []trace.Job) ([]sim.Job, Options, error) {
 		IntervalSec: int64(p.Interval / time.Second), Windows: p.Windows,
 		WarmupSec: int64(p.Warmup / time.Second), WorkloadSec: int64(p.Workload / time.Second),
 		Probes: p.Probes, ChainNodes: p.ChainNodes, Location: loc,
+	}
+	if p.Grid != nil {
+		g := *p.Grid
+		o.Grid = &g
 	}
 	return jobs, o, nil
 }

@@ -68,9 +68,16 @@ func ceilMul(t, m int64) int64 {
 	return t - r + m
 }
 
-// advance runs the main timeline to t, sampling the history on its grid.
+// advance runs the main timeline to decision time t: everything strictly
+// before t is processed, and the clock is at t with t's events (arrivals,
+// ends, capacity steps, the main and backfill passes) not yet processed
+// (sim.Sim.RunBefore). A job submitted at t (P here, Q in a fork) is
+// therefore queued in the same step as t's events and gets t's passes, as
+// in the Mirage artifact's simulator. History samples on the SampleSec
+// grid strictly before t are taken after everything at their time
+// (RunUntil); a sample due at exactly t is taken by the next advance.
 func (wr *windowRun) advance(ctx context.Context, t int64) error {
-	for ; wr.nextSample <= t; wr.nextSample += wr.opts.SampleSec {
+	for ; wr.nextSample < t; wr.nextSample += wr.opts.SampleSec {
 		if err := wr.s.RunUntil(ctx, wr.nextSample); err != nil {
 			return err
 		}
@@ -78,7 +85,7 @@ func (wr *windowRun) advance(ctx context.Context, t int64) error {
 		wr.qs = queueStats(wr.qs, &snap, &wr.buf)
 		wr.hist.record(wr.nextSample, wr.qs, wr.rec.mean())
 	}
-	return wr.s.RunUntil(ctx, t)
+	return wr.s.RunBefore(ctx, t)
 }
 
 // pEnd returns P's end in a simulation where it has started: start + run.
@@ -115,6 +122,8 @@ func (wr *windowRun) features(ctx context.Context, dst []float64) error {
 	} else {
 		c[7], a[3] = float64(s.Config().Backfill.WindowSec), 0
 	}
+	c[8] = c[7] + float64(now-pEnd) // beyond the window: as if at its end
+
 	if err := wr.ahead(ctx, a[:3], q); err != nil {
 		return err
 	}
@@ -210,7 +219,12 @@ func runWindow(ctx context.Context, jobs []sim.Job, opts *Options, w, nodes int,
 		return res, fmt.Errorf("pre-simulate P: %w", err)
 	}
 	pEnd, _ := wr.pEnd(pre)
-	res.probes = ProbeTimes(nil, wr.p.Submit+60, pEnd, opts.Probes)
+	if opts.Grid != nil {
+		pStart, _ := pre.Started(wr.pid)
+		res.probes = ProbeGrid(nil, *opts.Grid, wr.p.Submit, pStart, pStart+wr.p.LimitSec, pEnd)
+	} else {
+		res.probes = ProbeTimes(nil, wr.p.Submit+60, pEnd, opts.Probes)
+	}
 	res.feats = make([]float64, len(res.probes)*numFeats)
 	res.rSec = make([]int64, len(res.probes))
 	res.wait = make([]int64, len(res.probes))

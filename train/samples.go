@@ -148,6 +148,11 @@ func fromTable(tbl arrow.Table, meta SamplesMeta) (*features.Samples, error) {
 			return nil, err
 		}
 	}
+	if len(sch.FieldIndices(features.ColWeight)) > 0 {
+		if s.Weight, err = ints[float64, *array.Float64](col, features.ColWeight); err != nil {
+			return nil, err
+		}
+	}
 	for _, f := range meta.Features {
 		v, err := ints[float64, *array.Float64](col, f.Name)
 		if err != nil {

@@ -55,7 +55,9 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	f.String("start", "", "first window start, YYYY-MM-DDTHH:MM:SS in the protocol's zone (empty = the protocol's)")
 	f.Int("windows", 0, "windows per chain size (0 = the protocol's)")
 	f.Duration("interval", 0, "time between window starts (0 = the protocol's)")
-	f.Int("probes", 0, "probe times per window (0 = the protocol's)")
+	f.String("probes", "", "labelled times per window: grid (every decision time a policy sees, see --grid-dense) or a count evenly spaced as in the Mirage artifact (empty = the protocol's: grid for ls6, 7 for mirage-ls6)")
+	f.Duration("grid-dense", 0, "grid: span before P's expected end labelled at every 10-minute decision (0 = 24h)")
+	f.Duration("grid-sparse", 0, "grid: spacing of the labels before that span, a multiple of 10 minutes (0 = 1h)")
 	f.String("chain-nodes", "", "comma-separated chain sizes, e.g. 1,8 (empty = the protocol's)")
 	f.String("mode", "", "window start: cold or warm (empty = the protocol's)")
 	f.Int("nodes", 0, "partition size (0 = the protocol's)")
@@ -96,8 +98,32 @@ func featuresProtocol(c FeaturesConfig) (features.Protocol, error) {
 	if c.Interval > 0 {
 		p.Interval = c.Interval
 	}
-	if c.Probes > 0 {
-		p.Probes = c.Probes
+	switch c.Probes {
+	case "":
+	case "grid":
+		g := features.GridOptions{}
+		p.Grid = &g
+	default:
+		n, err := strconv.Atoi(c.Probes)
+		if err != nil || n < 1 {
+			return p, usagef("--probes %q: want grid or a positive count", c.Probes)
+		}
+		p.Probes, p.Grid = n, nil
+	}
+	if c.GridDense > 0 || c.GridSparse > 0 {
+		if p.Grid == nil {
+			return p, usagef("--grid-dense and --grid-sparse need --probes grid (protocol %s uses %d evenly spaced probes)", p.Name, p.Probes)
+		}
+		if c.GridDense > 0 {
+			p.Grid.DenseSec = int64(c.GridDense / time.Second)
+		}
+		if c.GridSparse > 0 {
+			p.Grid.SparseSec = int64(c.GridSparse / time.Second)
+		}
+	}
+	if p.Grid != nil {
+		g := p.Grid.WithDefaults()
+		p.Grid = &g
 	}
 	if c.Mode != "" {
 		p.Mode = c.Mode

@@ -106,7 +106,9 @@ type FeaturesConfig struct {
 	Start      string        `mapstructure:"start"`
 	Windows    int           `mapstructure:"windows"`
 	Interval   time.Duration `mapstructure:"interval"`
-	Probes     int           `mapstructure:"probes"`
+	Probes     string        `mapstructure:"probes"`
+	GridDense  time.Duration `mapstructure:"grid_dense"`
+	GridSparse time.Duration `mapstructure:"grid_sparse"`
 	ChainNodes string        `mapstructure:"chain_nodes"`
 	Mode       string        `mapstructure:"mode"`
 	Nodes      int           `mapstructure:"nodes"`
