@@ -8,19 +8,26 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 )
 
 // CSVHeader is windows.csv's header. interruption_h, overlap_h,
-// wasted_node_h and load_class are derived from r_sec, chain_nodes and
-// reactive_r_sec, for readers; ReadCSV ignores them.
+// wasted_node_h, load_class and cost_h (CostH with the λ given to
+// WriteCSV, metrics.json's lambda) are derived from r_sec, chain_nodes
+// and reactive_r_sec, for readers; ReadCSV ignores them.
 var CSVHeader = []string{
 	"policy", "chain_nodes", "window", "window_start", "p_submit", "p_start", "p_end",
 	"submit", "q_start", "r_sec", "reactive_r_sec", "interruption_h", "overlap_h", "wasted_node_h", "load_class",
+	"cost_h",
 }
 
-// WriteCSV writes rows as windows.csv.
-func WriteCSV(w io.Writer, rows []Row) error {
+// csvColumns is the number of columns ReadCSV reads; the rest are
+// derived. A file written before cost_h (15 columns) still reads.
+const csvColumns = 11
+
+// WriteCSV writes rows as windows.csv, with costs at lambda.
+func WriteCSV(w io.Writer, rows []Row, lambda float64) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
 		return err
@@ -30,7 +37,8 @@ func WriteCSV(w io.Writer, rows []Row) error {
 	for _, r := range rows {
 		rec := []string{r.Policy, strconv.Itoa(r.ChainNodes), strconv.Itoa(r.Window), i64(r.WindowStart),
 			i64(r.PSubmit), i64(r.PStart), i64(r.PEnd), i64(r.Submit), i64(r.QStart), i64(r.RSec), i64(r.ReactiveRSec),
-			f(InterruptionH(r.RSec)), f(OverlapH(r.RSec)), f(r.WastedNodeH()), LoadClass(r.ReactiveRSec)}
+			f(InterruptionH(r.RSec)), f(OverlapH(r.RSec)), f(r.WastedNodeH()), LoadClass(r.ReactiveRSec),
+			f(CostH(r.RSec, lambda))}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
@@ -41,14 +49,16 @@ func WriteCSV(w io.Writer, rows []Row) error {
 
 // ReadCSV reads windows.csv.
 func ReadCSV(r io.Reader) ([]Row, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = len(CSVHeader)
+	cr := csv.NewReader(r) // every record as long as the header
 	recs, err := cr.ReadAll()
 	if err != nil {
 		return nil, fmt.Errorf("read windows csv: %w", err)
 	}
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("read windows csv: no header")
+	}
+	if h := recs[0]; len(h) < csvColumns || !slices.Equal(h[:csvColumns], CSVHeader[:csvColumns]) {
+		return nil, fmt.Errorf("read windows csv: header %q: want %q first", h, CSVHeader[:csvColumns])
 	}
 	rows := make([]Row, 0, len(recs)-1)
 	for i, rec := range recs[1:] {
@@ -70,7 +80,8 @@ func ReadCSV(r io.Reader) ([]Row, error) {
 	return rows, nil
 }
 
-// WriteDir writes dir/metrics.json and dir/windows.csv, each through a
+// WriteDir writes dir/metrics.json and dir/windows.csv (costs at
+// m.Lambda), each through a
 // temporary file renamed into place, creating dir.
 func WriteDir(dir string, m Metrics, rows []Row) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -86,5 +97,5 @@ func WriteDir(dir string, m Metrics, rows []Row) error {
 	}); err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(dir, "windows.csv"), func(w io.Writer) error { return WriteCSV(w, rows) })
+	return atomicfile.Write(filepath.Join(dir, "windows.csv"), func(w io.Writer) error { return WriteCSV(w, rows, m.Lambda) })
 }

@@ -10,12 +10,21 @@
 // outcome is a fork of the main timeline at its submission time in which
 // Q is submitted and run until it starts, so every policy sees the same
 // window. The oracle labels every grid time and keeps the best one, the
-// ceiling no policy on the same grid can beat.
+// ceiling no policy on the same grid can beat: zero interruption with
+// the least overlap. The cost-optimal oracle (oracle-cost) keeps instead
+// the grid time of least cost, interruption + λ·overlap (CostH,
+// Options.Lambda), the earliest on ties.
 //
 // Metrics are pure functions over the per-window rows (Row), which
-// WriteCSV and ReadCSV carry through windows.csv.
+// WriteCSV and ReadCSV carry through windows.csv. They are per chain
+// size (PolicyMetrics.ByChain, with load classes inside); the summary
+// over every chain size is kept only as PolicyMetrics.Pooled. Frontier
+// gives each policy family (Family: a name without its "@KEY=VALUE"
+// sweep suffix) its best interruption reduction within mean-overlap
+// budgets of 0.5, 1 and 2 h.
 //
 // Glossary: r = Q.start - P.end (seconds; > 0 interruption, < 0 overlap);
+// cost = interruption + λ·overlap (hours; λ is metrics.json's lambda);
 // load class = the reactive policy's interruption: light (<= 2 h),
 // medium (2-12 h), heavy (> 12 h).
 package evaluate

@@ -54,87 +54,104 @@ type Summary struct {
 	// reactive's sum is 0).
 	InterruptionReduction float64 `json:"interruption_reduction"`
 	MeanOverlapH          float64 `json:"mean_overlap_h"`
+	// MeanCostH is the mean of CostH (interruption + λ·overlap, hours)
+	// with Metrics.Lambda.
+	MeanCostH float64 `json:"mean_cost_h"`
 	// WastedNodeH is the total node-hours of overlap.
 	WastedNodeH float64 `json:"wasted_node_h"`
-	// GapToOracle*H are the policy's means minus the oracle's (absent
-	// without an oracle).
+	// GapToOracle*H are the policy's means minus the (lexicographic)
+	// oracle's in the same windows (absent without an oracle).
 	GapToOracleInterruptionH *float64 `json:"gap_to_oracle_interruption_h,omitempty"`
 	GapToOracleOverlapH      *float64 `json:"gap_to_oracle_overlap_h,omitempty"`
+	// GapToOracleCostH is the mean cost minus the cost-optimal oracle's
+	// (oracle-cost) in the same windows, hours; CostVsOracleCost is their
+	// ratio: 1.1 means within 10 % of the oracle's cost. Both are absent
+	// without an oracle-cost, the ratio also when its mean cost is 0.
+	GapToOracleCostH *float64 `json:"gap_to_oracle_cost_h,omitempty"`
+	CostVsOracleCost *float64 `json:"cost_vs_oracle_cost,omitempty"`
 }
 
-// PolicyMetrics is a policy's summary overall, by load class and by chain
-// size (keys: the chain's node count in decimal).
-type PolicyMetrics struct {
+// ChainMetrics is a policy's summary over the windows of one chain size,
+// and by load class within them.
+type ChainMetrics struct {
 	Summary
-	ByLoad  map[string]Summary `json:"by_load"`
-	ByChain map[string]Summary `json:"by_chain_nodes"`
+	ByLoad map[string]Summary `json:"by_load"`
+}
+
+// PolicyMetrics is a policy's metrics per chain size (keys: the chain's
+// node count in decimal), the primary view. Pooled mixes every chain size
+// and is kept only under that explicit name.
+type PolicyMetrics struct {
+	ByChain map[string]ChainMetrics `json:"by_chain_nodes"`
+	Pooled  Summary                 `json:"pooled"`
 }
 
 // Metrics is the metrics.json document. Windows counts (chain size,
-// window) pairs.
+// window) pairs; Lambda is the λ of every cost; Frontier is Frontier's
+// result over Policies.
 type Metrics struct {
-	Windows  int                      `json:"windows"`
-	Policies map[string]PolicyMetrics `json:"policies"`
+	Windows    int                      `json:"windows"`
+	Lambda     float64                  `json:"lambda"`
+	ChainNodes []int                    `json:"chain_nodes"`
+	Policies   map[string]PolicyMetrics `json:"policies"`
+	Frontier   FrontierTable            `json:"frontier"`
 }
 
 // OracleName is the oracle policy's name.
 const OracleName = "oracle"
 
-// Compute returns the metrics of rows (Replay's, or ReadCSV's).
-func Compute(rows []Row) Metrics {
-	type key struct{ nodes, window int }
+// unit is one (chain size, window).
+type unit struct{ nodes, window int }
+
+// refs holds the oracles' r per unit; a nil map means no such oracle.
+type refs struct {
+	oracle, oracleCost map[unit]int64
+}
+
+// Compute returns the metrics of rows (Replay's, or ReadCSV's) with costs
+// weighing an hour of overlap lambda hours of interruption (Replay's
+// Options.Lambda, when the rows have an oracle-cost).
+func Compute(rows []Row, lambda float64) Metrics {
 	byPolicy := map[string][]Row{}
-	units := map[key]bool{}
+	units := map[unit]bool{}
 	for _, r := range rows {
 		byPolicy[r.Policy] = append(byPolicy[r.Policy], r)
-		units[key{r.ChainNodes, r.Window}] = true
+		units[unit{r.ChainNodes, r.Window}] = true
 	}
-	oracle := map[key]int64{}
-	for _, r := range byPolicy[OracleName] {
-		oracle[key{r.ChainNodes, r.Window}] = r.RSec
-	}
-	m := Metrics{Windows: len(units), Policies: map[string]PolicyMetrics{}}
-	for name, rs := range byPolicy {
-		var or []int64
-		if len(oracle) > 0 {
-			or = make([]int64, 0, len(rs))
+	var ref refs
+	for name, m := range map[string]*map[unit]int64{OracleName: &ref.oracle, OracleCostName: &ref.oracleCost} {
+		if rs := byPolicy[name]; len(rs) > 0 {
+			*m = map[unit]int64{}
 			for _, r := range rs {
-				or = append(or, oracle[key{r.ChainNodes, r.Window}])
+				(*m)[unit{r.ChainNodes, r.Window}] = r.RSec
 			}
 		}
-		pm := PolicyMetrics{Summary: summarise(rs, or), ByLoad: map[string]Summary{}, ByChain: map[string]Summary{}}
+	}
+	m := Metrics{Windows: len(units), Lambda: lambda, ChainNodes: chainSizes(rows), Policies: map[string]PolicyMetrics{}}
+	for name, rs := range byPolicy {
+		pm := PolicyMetrics{Pooled: summarise(rs, ref, lambda), ByChain: map[string]ChainMetrics{}}
 		for _, n := range chainSizes(rs) {
-			var sub []Row
-			var subOr []int64
-			for i, r := range rs {
-				if r.ChainNodes == n {
-					sub = append(sub, r)
-					if or != nil {
-						subOr = append(subOr, or[i])
-					}
-				}
+			sub := filter(rs, func(r Row) bool { return r.ChainNodes == n })
+			cm := ChainMetrics{Summary: summarise(sub, ref, lambda), ByLoad: map[string]Summary{}}
+			for _, c := range LoadClasses {
+				cm.ByLoad[c] = summarise(filter(sub, func(r Row) bool { return LoadClass(r.ReactiveRSec) == c }), ref, lambda)
 			}
-			pm.ByChain[strconv.Itoa(n)] = summarise(sub, subOr)
-		}
-		for _, c := range LoadClasses {
-			var sub []Row
-			var subOr []int64
-			for i, r := range rs {
-				if LoadClass(r.ReactiveRSec) == c {
-					sub = append(sub, r)
-					if or != nil {
-						subOr = append(subOr, or[i])
-					}
-				}
-			}
-			if or != nil && subOr == nil {
-				subOr = []int64{}
-			}
-			pm.ByLoad[c] = summarise(sub, subOr)
+			pm.ByChain[strconv.Itoa(n)] = cm
 		}
 		m.Policies[name] = pm
 	}
+	m.Frontier = Frontier(m.Policies)
 	return m
+}
+
+func filter(rows []Row, keep func(Row) bool) []Row {
+	var out []Row
+	for _, r := range rows {
+		if keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // chainSizes returns the distinct chain sizes of rows, ascending.
@@ -149,20 +166,22 @@ func chainSizes(rows []Row) []int {
 	return out
 }
 
-// summarise computes a Summary; oracleR, when not nil, is the oracle's r
-// in each row's window.
-func summarise(rows []Row, oracleR []int64) Summary {
+// summarise computes a Summary with costs at lambda, and the gaps to the
+// oracles of ref in the rows' windows.
+func summarise(rows []Row, ref refs, lambda float64) Summary {
 	s := Summary{Windows: len(rows)}
 	if len(rows) == 0 {
 		return s
 	}
 	ints := make([]float64, len(rows))
-	var sumI, sumO, sumReact float64
+	var sumI, sumO, sumC, sumReact float64
+	var orI, orO, ocC float64
 	zero, rescued := 0, 0
 	for i, r := range rows {
 		ints[i] = InterruptionH(r.RSec)
 		sumI += ints[i]
 		sumO += OverlapH(r.RSec)
+		sumC += CostH(r.RSec, lambda)
 		s.WastedNodeH += r.WastedNodeH()
 		sumReact += InterruptionH(r.ReactiveRSec)
 		if r.RSec <= 0 {
@@ -174,9 +193,13 @@ func summarise(rows []Row, oracleR []int64) Summary {
 				rescued++
 			}
 		}
+		u := unit{r.ChainNodes, r.Window}
+		orI += InterruptionH(ref.oracle[u])
+		orO += OverlapH(ref.oracle[u])
+		ocC += CostH(ref.oracleCost[u], lambda)
 	}
 	n := float64(len(rows))
-	s.MeanInterruptionH, s.MeanOverlapH = sumI/n, sumO/n
+	s.MeanInterruptionH, s.MeanOverlapH, s.MeanCostH = sumI/n, sumO/n, sumC/n
 	slices.Sort(ints)
 	s.MedianInterruptionH = quantile(ints, 0.5)
 	s.P90InterruptionH = quantile(ints, 0.9)
@@ -187,14 +210,17 @@ func summarise(rows []Row, oracleR []int64) Summary {
 	if sumReact > 0 {
 		s.InterruptionReduction = 1 - sumI/sumReact
 	}
-	if oracleR != nil {
-		var oi, oo float64
-		for _, r := range oracleR {
-			oi += InterruptionH(r)
-			oo += OverlapH(r)
-		}
-		gi, go_ := s.MeanInterruptionH-oi/n, s.MeanOverlapH-oo/n
+	if ref.oracle != nil {
+		gi, go_ := s.MeanInterruptionH-orI/n, s.MeanOverlapH-orO/n
 		s.GapToOracleInterruptionH, s.GapToOracleOverlapH = &gi, &go_
+	}
+	if ref.oracleCost != nil {
+		gc := s.MeanCostH - ocC/n
+		s.GapToOracleCostH = &gc
+		if ocC > 0 {
+			ratio := sumC / ocC
+			s.CostVsOracleCost = &ratio
+		}
 	}
 	return s
 }

@@ -71,7 +71,9 @@ type Reactive struct{}
 func (Reactive) Name() string                          { return "reactive" }
 func (Reactive) Decide(*DecisionContext) (bool, error) { return false, nil }
 
-// Immediate submits Q as soon as P has started.
+// Immediate submits Q as soon as it sees P started: at the first decision
+// after P's start, since a decision at t sees the queue just before the
+// scheduler's passes at t.
 type Immediate struct{}
 
 func (Immediate) Name() string { return "immediate" }
@@ -109,30 +111,62 @@ type Oracle struct{}
 func (Oracle) Name() string                          { return "oracle" }
 func (Oracle) Decide(*DecisionContext) (bool, error) { return false, nil }
 
-// Model submits Q when the model's predicted r (hours) is >= -ThetaHours
-// (train.ThresholdPolicy).
+// Model submits Q by its artifact's threshold rule (train.RuleText): the
+// score (train.RuleScore: the prediction, or the predicted wait minus P's
+// remaining time) ≥ the threshold of the rule parameter θ, τ or margin.
+// The parameter is Param when set, else the manifest's operating point
+// for the chain's size (chosen on training data), else the target's
+// default (θ = 0.5 h, τ = 0.5, margin = 0).
 type Model struct {
-	Label      string
-	Artifact   *train.Artifact
-	ThetaHours float64
+	Label    string
+	Artifact *train.Artifact
+	Target   train.Target
+	Param    *float64
 }
 
 // NewModel opens a model directory and checks its features against the
-// features package's.
-func NewModel(label, dir string, thetaHours float64) (*Model, error) {
+// features package's. param, when not nil, overrides the operating point.
+func NewModel(label, dir string, param *float64) (*Model, error) {
 	a, err := train.Open(dir)
 	if err != nil {
 		return nil, err
 	}
+	if a.Manifest.Kind == train.KindEstimate {
+		return nil, fmt.Errorf("%w: %s is an estimate margin (train --model estimate): use slurm-estimate:%s", ErrPolicy, dir, dir)
+	}
 	if err := a.Check(features.Names(), features.FeatureSchemaVersion); err != nil {
 		return nil, fmt.Errorf("model %s: %w", dir, err)
 	}
-	return &Model{Label: label, Artifact: a, ThetaHours: thetaHours}, nil
+	t, err := train.ParseTarget(a.Manifest.Target)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", dir, err)
+	}
+	return &Model{Label: label, Artifact: a, Target: t, Param: param}, nil
 }
 
 func (m *Model) Name() string { return m.Label }
 
-// Predict returns the predicted r in hours at c.Now.
+// ParamFor returns the rule parameter for a chain of nodes nodes.
+func (m *Model) ParamFor(nodes int) float64 {
+	return paramFor(m.Param, m.Artifact.Manifest.OperatingPoint, m.Target, nodes)
+}
+
+func paramFor(param *float64, op *train.OperatingPoint, t train.Target, nodes int) float64 {
+	switch {
+	case param != nil:
+		return *param
+	case op != nil:
+		return op.For(nodes).Value
+	case t == train.TargetR:
+		return train.DefaultThetaHours
+	case t == train.TargetInterrupt:
+		return 0.5
+	}
+	return 0
+}
+
+// Predict returns the model's prediction at c.Now: r or the wait in
+// hours, or the probability of interruption.
 func (m *Model) Predict(c *DecisionContext) (float64, error) {
 	f, err := c.Features()
 	if err != nil {
@@ -150,22 +184,101 @@ func (m *Model) Predict(c *DecisionContext) (float64, error) {
 }
 
 func (m *Model) Decide(c *DecisionContext) (bool, error) {
-	r, err := m.Predict(c)
+	pred, err := m.Predict(c)
 	if err != nil {
 		return false, err
 	}
-	return train.ThresholdPolicy{ThetaHours: m.ThetaHours}.Submit(r), nil
+	rem := float64(max(c.ExpectedPEnd()-c.Now, 0))
+	score := train.RuleScore(m.Target, pred, rem, 0)
+	return score >= train.ThresholdOf(m.Target, m.ParamFor(int(c.Q.Nodes))), nil
+}
+
+// TrainedEstimate is the scheduler's estimate rule at the margin chosen
+// on training data (train --model estimate), per chain size. Unlike
+// SlurmEstimate it does not submit at once when Q fits nowhere in the
+// backfill window: it takes the window's end as the estimate.
+type TrainedEstimate struct {
+	Label string
+	OP    *train.OperatingPoint
+}
+
+// NewTrainedEstimate opens a `train --model estimate` directory.
+func NewTrainedEstimate(label, dir string) (*TrainedEstimate, error) {
+	a, err := train.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if a.Manifest.Kind != train.KindEstimate {
+		return nil, fmt.Errorf("%w: %s is a %s model, not an estimate margin (train --model estimate)", ErrPolicy, dir, a.Manifest.Kind)
+	}
+	return &TrainedEstimate{Label: label, OP: a.Manifest.OperatingPoint}, nil
+}
+
+func (p *TrainedEstimate) Name() string { return p.Label }
+
+// MarginSec returns the margin for a chain of nodes nodes, seconds.
+func (p *TrainedEstimate) MarginSec(nodes int) int64 {
+	return int64(math.Round(p.OP.For(nodes).Value * 3600))
+}
+
+// Decide applies train.RuleScore's estimate rule: the estimate, or the
+// backfill window's end when Q fits nowhere in it, ≥ P's expected end −
+// the margin.
+func (p *TrainedEstimate) Decide(c *DecisionContext) (bool, error) {
+	est, ok := c.Sim.EstimatedStart(c.Q)
+	if !ok {
+		est = c.Now + c.Sim.Config().Backfill.WindowSec
+	}
+	return est >= c.ExpectedPEnd()-p.MarginSec(int(c.Q.Nodes)), nil
+}
+
+// SweepParams are the rule parameters `evaluate --sweep` adds per model
+// target: θ hours, τ, margin hours.
+var SweepParams = map[train.Target][]float64{
+	train.TargetR:         {0, 0.25, 0.5, 1, 2, 4},
+	train.TargetInterrupt: {0.05, 0.1, 0.2, 0.3, 0.5, 0.7},
+	train.TargetWait:      {-1, 0, 0.5, 1, 2, 4},
+}
+
+// sweepSymbol names a target's parameter in a policy name.
+func sweepSymbol(t train.Target) string {
+	switch t {
+	case train.TargetInterrupt:
+		return "τ"
+	case train.TargetWait:
+		return "margin"
+	}
+	return "θ"
+}
+
+// SweepModels returns ps with, after each model policy at its operating
+// point, one variant per SweepParams value of its target, named
+// "BASE@θ=V", "BASE@τ=V" or "BASE@margin=V" (hours).
+func SweepModels(ps []Policy) []Policy {
+	var out []Policy
+	for _, p := range ps {
+		out = append(out, p)
+		m, ok := p.(*Model)
+		if !ok || strings.Contains(m.Label, "@") {
+			continue
+		}
+		for _, v := range SweepParams[m.Target] {
+			v := v
+			out = append(out, &Model{Label: m.Label + "@" + sweepSymbol(m.Target) + "=" + strconv.FormatFloat(v, 'g', -1, 64),
+				Artifact: m.Artifact, Target: m.Target, Param: &v})
+		}
+	}
+	return out
 }
 
 // ParsePolicies parses a comma-separated policy list: reactive,
-// immediate, avg, slurm-estimate, oracle, forest:DIR, xgboost:DIR. Model
-// policies get one policy per θ in thetas (hours; nil: 0.5); with more
-// than one θ their names end in "@θ=VALUE". A model directory is opened
-// once.
+// immediate, avg, slurm-estimate, slurm-estimate:DIR (the margin chosen
+// by train --model estimate), oracle, oracle-cost, forest:DIR,
+// xgboost:DIR, dqn:DIR. A model policy runs at its manifest's operating
+// point; one θ in thetas (hours) overrides it for models of r, and with
+// more than one θ each model of r also gets one policy per θ, named
+// "BASE@θ=VALUE". A model directory is opened once.
 func ParsePolicies(list string, thetas []float64, marginSec int64) ([]Policy, error) {
-	if len(thetas) == 0 {
-		thetas = []float64{train.DefaultThetaHours}
-	}
 	var out []Policy
 	seen := map[string]bool{}
 	for _, s := range strings.Split(list, ",") {
@@ -188,6 +301,8 @@ func ParsePolicies(list string, thetas []float64, marginSec int64) ([]Policy, er
 			out = append(out, SlurmEstimate{MarginSec: marginSec})
 		case "oracle":
 			out = append(out, Oracle{})
+		case OracleCostName:
+			out = append(out, OracleCost{})
 		default:
 			kind, dir, ok := strings.Cut(s, ":")
 			if ok && kind == "dqn" && dir != "" {
@@ -198,20 +313,35 @@ func ParsePolicies(list string, thetas []float64, marginSec int64) ([]Policy, er
 				out = append(out, d)
 				continue
 			}
-			if !ok || (kind != "forest" && kind != "xgboost") || dir == "" {
-				return nil, fmt.Errorf("%w %q: want reactive, immediate, avg, slurm-estimate, oracle, forest:DIR, xgboost:DIR or dqn:DIR", ErrPolicy, s)
+			if ok && kind == "slurm-estimate" && dir != "" {
+				e, err := NewTrainedEstimate(s, dir)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, e)
+				continue
 			}
-			m, err := NewModel(s, dir, thetas[0])
+			if !ok || (kind != "forest" && kind != "xgboost") || dir == "" {
+				return nil, fmt.Errorf("%w %q: want reactive, immediate, avg, slurm-estimate, slurm-estimate:DIR, oracle, %s, forest:DIR, xgboost:DIR or dqn:DIR", ErrPolicy, s, OracleCostName)
+			}
+			var param *float64
+			if len(thetas) == 1 {
+				param = &thetas[0]
+			}
+			m, err := NewModel(s, dir, param)
 			if err != nil {
 				return nil, err
 			}
-			if len(thetas) == 1 {
-				out = append(out, m)
+			out = append(out, m)
+			if len(thetas) < 2 {
 				continue
 			}
+			if m.Target != train.TargetR {
+				return nil, fmt.Errorf("%w: --theta sweeps models of r; %s predicts %s (use --sweep)", ErrPolicy, s, m.Target)
+			}
 			for _, th := range thetas {
-				mm := &Model{Label: s + "@θ=" + strconv.FormatFloat(th, 'g', -1, 64), Artifact: m.Artifact, ThetaHours: th}
-				out = append(out, mm)
+				th := th
+				out = append(out, &Model{Label: s + "@θ=" + strconv.FormatFloat(th, 'g', -1, 64), Artifact: m.Artifact, Target: m.Target, Param: &th})
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -26,6 +27,10 @@ type Options struct {
 	// Progress, when not nil, is called after each window with the number
 	// done and the total; calls never overlap.
 	Progress func(done, total int)
+	// Lambda is λ, the hours of interruption an hour of overlap costs
+	// (CostH), for the cost-optimal oracle (OracleCost); >= 0, and 0 means
+	// 0 (DefaultLambda is the usual 0.5). Give Compute the same λ.
+	Lambda float64
 }
 
 // Row is one policy's outcome in one window of one chain size.
@@ -70,6 +75,9 @@ func Replay(ctx context.Context, jobs []sim.Job, policies []Policy, opts Options
 	if opts.DecisionSec < 0 {
 		return Results{}, fmt.Errorf("%w: decision interval %d s", features.ErrOptions, opts.DecisionSec)
 	}
+	if !(opts.Lambda >= 0) || math.IsInf(opts.Lambda, 1) {
+		return Results{}, fmt.Errorf("%w: λ %v: want a finite number >= 0", features.ErrOptions, opts.Lambda)
+	}
 	names := make([]string, len(policies))
 	for i, p := range policies {
 		names[i] = p.Name()
@@ -97,7 +105,7 @@ func Replay(ctx context.Context, jobs []sim.Job, policies []Policy, opts Options
 					return
 				}
 				w, nodes := u%fo.Windows, fo.ChainNodes[u/fo.Windows]
-				out[u], errs[u] = safeWindow(ctx, jobs, &fo, policies, opts.DecisionSec, w, nodes, user)
+				out[u], errs[u] = safeWindow(ctx, jobs, &fo, policies, opts.DecisionSec, opts.Lambda, w, nodes, user)
 				if errs[u] != nil {
 					errs[u] = fmt.Errorf("window %d (chain of %d nodes): %w", w, nodes, errs[u])
 					cancel()
@@ -133,13 +141,13 @@ func Replay(ctx context.Context, jobs []sim.Job, policies []Policy, opts Options
 	return res, nil
 }
 
-func safeWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, policies []Policy, step int64, w, nodes int, user int32) (rows []Row, err error) {
+func safeWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, policies []Policy, step int64, lambda float64, w, nodes int, user int32) (rows []Row, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
-	return replayWindow(ctx, jobs, fo, policies, step, w, nodes, user)
+	return replayWindow(ctx, jobs, fo, policies, step, lambda, w, nodes, user)
 }
 
 // Grid returns the decision times of a chain (features.DecisionGrid).
@@ -147,7 +155,7 @@ func Grid(pSubmit, pStart, pEnd, step int64) []int64 {
 	return features.DecisionGrid(nil, pSubmit, pStart, pEnd, step)
 }
 
-func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, policies []Policy, step int64, w, nodes int, user int32) ([]Row, error) {
+func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, policies []Policy, step int64, lambda float64, w, nodes int, user int32) ([]Row, error) {
 	tl, err := features.NewTimeline(ctx, jobs, fo, w, nodes, user)
 	if err != nil {
 		return nil, err
@@ -172,12 +180,16 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 		labels[k] = label{done: true, qStart: qStart, rSec: rSec}
 		return nil
 	}
-	oracle := -1
+	// The oracles are chosen from every grid time's label.
+	oracle, oracleCost := -1, -1
 	chosen := make([]int, len(policies))
 	for i, pol := range policies {
 		chosen[i] = -1
-		if _, ok := pol.(Oracle); ok {
+		switch pol.(type) {
+		case Oracle:
 			oracle = i
+		case OracleCost:
+			oracleCost = i
 		}
 	}
 	last := len(grid) - 1
@@ -192,7 +204,7 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 		dc := &DecisionContext{Now: t, Sim: s, P: p, PID: pid, Q: q, PStarted: started, PStart: st,
 			RecentMeanWaitSec: mean, compute: func(dst []float64) error { return tl.Features(ctx, dst) }}
 		for i, pol := range policies {
-			if chosen[i] >= 0 || i == oracle {
+			if chosen[i] >= 0 || i == oracle || i == oracleCost {
 				continue
 			}
 			ok := k == last
@@ -205,7 +217,7 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 				chosen[i] = k
 			}
 		}
-		need := oracle >= 0 || k == last
+		need := oracle >= 0 || oracleCost >= 0 || k == last
 		for i := range policies {
 			need = need || chosen[i] == k
 		}
@@ -217,6 +229,9 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 	}
 	if oracle >= 0 {
 		chosen[oracle] = Best(labelRs(labels))
+	}
+	if oracleCost >= 0 {
+		chosen[oracleCost] = BestCost(labelRs(labels), lambda)
 	}
 	start := fo.Start + int64(w)*fo.IntervalSec
 	rows := make([]Row, len(policies))

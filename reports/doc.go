@@ -5,8 +5,9 @@
 // Render draws, with gonum/plot, each figure as PNG and SVG into the
 // directory: the CDFs of interruption and of overlap per policy, the
 // zero-interruption share per policy by load class, and the
-// interruption-overlap trade-off (θ sweeps, policies named NAME@θ=V, as
-// curves; the oracle marked), and, per DQN model, its training curve
+// interruption-overlap trade-off (sweeps, policies named NAME@θ=V or
+// NAME@margin=V, as curves; both oracles marked), each with one panel per
+// chain size when there are several, and, per DQN model, its training curve
 // (dqn-curve-NAME, from the model directory's curve.csv, read by column
 // name with ReadCurve: the episode return, raw and as a moving mean over
 // DQNWindow episodes, and the validation return; the loss and ε in panels
@@ -15,7 +16,9 @@
 // one that cannot be read is skipped with a warning on Options.Logger)
 // and the directories in Options.DQN (an error when missing). It then
 // writes report.html, which inlines
-// every figure as a base64 PNG and carries the metric tables and a
+// every figure as a base64 PNG and carries the metric tables (one per
+// chain size, with its load classes; cost = interruption + λ·overlap with
+// λ stated; never pooled across chain sizes), the frontier table and a
 // protocol summary from the rows and from the model manifests (a model
 // policy "forest:DIR" reads DIR/manifest.json when DIR exists). The page
 // references no other file.

@@ -303,7 +303,7 @@ func findDQN(policies, explicit []string, log *slog.Logger) ([]DQNModel, error) 
 	seen := map[string]bool{}
 	used := make([]bool, len(explicit))
 	for _, p := range policies {
-		base, _, _ := baseName(p)
+		base, _, _, _ := baseName(p)
 		kind, dir, ok := strings.Cut(base, ":")
 		if !ok || kind != "dqn" || dir == "" || seen[base] {
 			continue

@@ -267,7 +267,7 @@ func writeDQNEval(t *testing.T, dqnPolicies ...string) string {
 				RSec: rsec, ReactiveRSec: r})
 		}
 	}
-	if err := evaluate.WriteDir(dir, evaluate.Compute(rows), rows); err != nil {
+	if err := evaluate.WriteDir(dir, evaluate.Compute(rows, evaluate.DefaultLambda), rows); err != nil {
 		t.Fatal(err)
 	}
 	return dir

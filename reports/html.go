@@ -69,20 +69,25 @@ img { max-width: 100%; }
 {{range .DQN}}<tr><td>{{.Policy}}</td><td>{{.Protocol}}</td><td>{{.Target}}</td><td>{{.Episodes}}</td><td>{{.Decisions}}</td><td>{{.GradSteps}}</td><td>{{gap .BestValidReturn}}</td><td>{{gap .ValidReactive}}</td><td>{{gap .ValidOracle}}</td><td>{{printf "%.12s" .WeightsSHA256}}</td></tr>
 {{end}}</table>
 {{end}}<h2>Metrics</h2>
-<p>Interruption = max(r, 0), overlap = max(−r, 0), r = Q.start − P.end. Reduction is 1 − interruption / reactive's; rescued is the share of the windows reactive interrupts brought to zero; gap is the mean interruption minus the oracle's.</p>
+<p>Interruption = max(r, 0), overlap = max(−r, 0), r = Q.start − P.end, in hours. Cost = interruption + λ·overlap with λ = {{.Lambda}}: an hour of overlap costs {{.Lambda}} h of interruption. Reduction is 1 − interruption / reactive's; rescued is the share of the windows reactive interrupts brought to zero; cost vs oracle-cost is the mean cost over the cost-optimal oracle's (oracle-cost: in each window the submission time of least cost, the earliest on ties; 1.10 = within 10 % of its cost); gap to oracle is the mean interruption minus the oracle's (oracle: zero interruption with the least overlap). Each table is one chain size: chain sizes are never pooled.</p>
+{{range .Chains}}<h3>Chains of {{.Name}} node(s)</h3>
 <table>
-<tr><th>policy</th><th>windows</th><th>mean interruption (h)</th><th>median (h)</th><th>p90 (h)</th><th>zero interruption</th><th>rescued</th><th>reduction</th><th>mean overlap (h)</th><th>wasted node-h</th><th>gap to oracle (h)</th></tr>
-{{range .Rows}}<tr><td>{{.Name}}</td><td>{{.S.Windows}}</td><td>{{h .S.MeanInterruptionH}}</td><td>{{h .S.MedianInterruptionH}}</td><td>{{h .S.P90InterruptionH}}</td><td>{{pct .S.ZeroInterruptionShare}}</td><td>{{pct .S.RescuedShare}}</td><td>{{pct .S.InterruptionReduction}}</td><td>{{h .S.MeanOverlapH}}</td><td>{{h .S.WastedNodeH}}</td><td>{{gap .S.GapToOracleInterruptionH}}</td></tr>
+<caption>Chains of {{.Name}} node(s), {{.N}} windows; cost = interruption + {{$.Lambda}}·overlap (h).</caption>
+<tr><th>policy</th><th>windows</th><th>reduction</th><th>mean overlap (h)</th><th>mean cost (h)</th><th>zero interruption</th><th>mean interruption (h)</th><th>p90 (h)</th><th>rescued</th><th>cost vs oracle-cost</th><th>gap to oracle (h)</th><th>wasted node-h</th></tr>
+{{range .Rows}}<tr><td>{{.Name}}</td><td>{{.S.Windows}}</td><td>{{pct .S.InterruptionReduction}}</td><td>{{h .S.MeanOverlapH}}</td><td>{{h .S.MeanCostH}}</td><td>{{pct .S.ZeroInterruptionShare}}</td><td>{{h .S.MeanInterruptionH}}</td><td>{{h .S.P90InterruptionH}}</td><td>{{pct .S.RescuedShare}}</td><td>{{gap .S.CostVsOracleCost}}</td><td>{{gap .S.GapToOracleInterruptionH}}</td><td>{{h .S.WastedNodeH}}</td></tr>
 {{end}}</table>
-{{range .Loads}}<h3>Load class: {{.Name}} ({{.N}} windows)</h3>
+{{$chain := .Name}}{{range .Loads}}<h4>Chains of {{$chain}} node(s), load class {{.Name}} ({{.N}} windows)</h4>
 <table>
-<tr><th>policy</th><th>mean interruption (h)</th><th>p90 (h)</th><th>zero interruption</th><th>rescued</th><th>reduction</th><th>mean overlap (h)</th></tr>
-{{range .Rows}}<tr><td>{{.Name}}</td><td>{{h .S.MeanInterruptionH}}</td><td>{{h .S.P90InterruptionH}}</td><td>{{pct .S.ZeroInterruptionShare}}</td><td>{{pct .S.RescuedShare}}</td><td>{{pct .S.InterruptionReduction}}</td><td>{{h .S.MeanOverlapH}}</td></tr>
+<caption>Chains of {{$chain}} node(s), {{.Name}} load; cost = interruption + {{$.Lambda}}·overlap (h).</caption>
+<tr><th>policy</th><th>reduction</th><th>mean overlap (h)</th><th>mean cost (h)</th><th>zero interruption</th><th>mean interruption (h)</th><th>p90 (h)</th><th>rescued</th><th>cost vs oracle-cost</th></tr>
+{{range .Rows}}<tr><td>{{.Name}}</td><td>{{pct .S.InterruptionReduction}}</td><td>{{h .S.MeanOverlapH}}</td><td>{{h .S.MeanCostH}}</td><td>{{pct .S.ZeroInterruptionShare}}</td><td>{{h .S.MeanInterruptionH}}</td><td>{{h .S.P90InterruptionH}}</td><td>{{pct .S.RescuedShare}}</td><td>{{gap .S.CostVsOracleCost}}</td></tr>
 {{end}}</table>
-{{end}}{{range .Chains}}<h3>Chains of {{.Name}} node(s)</h3>
+{{end}}{{end}}{{if .Frontier}}<h3>Frontier</h3>
+<p>For each policy family (a policy, or the variants of a sweep NAME@θ=V or NAME@margin=V) and chain size, the variant with the greatest interruption reduction among those whose mean overlap is within the budget; – when none is.</p>
 <table>
-<tr><th>policy</th><th>windows</th><th>mean interruption (h)</th><th>p90 (h)</th><th>zero interruption</th><th>rescued</th><th>reduction</th><th>mean overlap (h)</th><th>gap to oracle (h)</th></tr>
-{{range .Rows}}<tr><td>{{.Name}}</td><td>{{.S.Windows}}</td><td>{{h .S.MeanInterruptionH}}</td><td>{{h .S.P90InterruptionH}}</td><td>{{pct .S.ZeroInterruptionShare}}</td><td>{{pct .S.RescuedShare}}</td><td>{{pct .S.InterruptionReduction}}</td><td>{{h .S.MeanOverlapH}}</td><td>{{gap .S.GapToOracleInterruptionH}}</td></tr>
+<caption>Best interruption reduction within a mean-overlap budget, per chain size; cost = interruption + {{.Lambda}}·overlap (h).</caption>
+<tr><th>family</th><th>chain nodes</th>{{range .Budgets}}<th>overlap ≤ {{.}} h</th>{{end}}</tr>
+{{range .Frontier}}<tr><td>{{.Family}}</td><td>{{.Chain}}</td>{{range .Points}}<td>{{with .}}{{.Policy}}: {{pct .InterruptionReduction}} at {{h .MeanOverlapH}} h, cost {{h .MeanCostH}} h{{else}}–{{end}}</td>{{end}}</tr>
 {{end}}</table>
 {{end}}<h2>Figures</h2>
 {{range .Figures}}<figure>
@@ -105,6 +110,19 @@ type htmlLoad struct {
 	Rows []htmlRow
 }
 
+// htmlChain is one chain size's table and its load-class tables.
+type htmlChain struct {
+	htmlLoad
+	Loads []htmlLoad
+}
+
+// htmlFrontier is one frontier row: a family in a chain size, one point
+// per budget (nil: no variant meets it).
+type htmlFrontier struct {
+	Family, Chain string
+	Points        []*evaluate.FrontierPoint
+}
+
 type htmlFigure struct {
 	Title, Caption string
 	Src            template.URL
@@ -115,9 +133,11 @@ type htmlPage struct {
 	Protocol Protocol
 	Models   []ModelInfo
 	DQN      []DQNModel
-	Rows     []htmlRow
-	Loads    []htmlLoad
-	Chains   []htmlLoad // by chain size, when the evaluation has more than one
+	Loads    []htmlLoad // the protocol's windows per load class (no rows)
+	Lambda   string
+	Chains   []htmlChain // one per chain size
+	Budgets  []string    // the frontier's, hours
+	Frontier []htmlFrontier
 	Figures  []htmlFigure
 	Notes    []string
 }
@@ -127,33 +147,54 @@ func (htmlPage) Quote(s string) string { return fmt.Sprintf("%q", s) }
 
 func renderHTML(title string, rep *Report, pngs [][]byte) ([]byte, error) {
 	pg := htmlPage{Title: title, Protocol: rep.Protocol, Models: rep.Models, DQN: rep.DQN, Notes: rep.Notes}
-	for _, name := range rep.Protocol.Policies {
-		pg.Rows = append(pg.Rows, htmlRow{Name: name, S: rep.Metrics.Policies[name].Summary})
-	}
 	for _, c := range evaluate.LoadClasses {
-		l := htmlLoad{Name: c, N: rep.Protocol.LoadWindows[c]}
+		pg.Loads = append(pg.Loads, htmlLoad{Name: c, N: rep.Protocol.LoadWindows[c]})
+	}
+	pg.Lambda = strconv.FormatFloat(rep.Metrics.Lambda, 'g', -1, 64)
+	for _, n := range chainSizes(rep.Rows) {
+		k := strconv.Itoa(n)
+		c := htmlChain{htmlLoad: htmlLoad{Name: k}}
 		for _, name := range rep.Protocol.Policies {
-			l.Rows = append(l.Rows, htmlRow{Name: name, S: rep.Metrics.Policies[name].ByLoad[c]})
-		}
-		pg.Loads = append(pg.Loads, l)
-	}
-	var sizes []int
-	for _, name := range rep.Protocol.Policies {
-		for k := range rep.Metrics.Policies[name].ByChain {
-			if n, err := strconv.Atoi(k); err == nil && !slices.Contains(sizes, n) {
-				sizes = append(sizes, n)
+			if cm, ok := rep.Metrics.Policies[name].ByChain[k]; ok {
+				c.Rows = append(c.Rows, htmlRow{Name: name, S: cm.Summary})
+				c.N = max(c.N, cm.Windows)
 			}
 		}
-	}
-	slices.Sort(sizes)
-	if len(sizes) > 1 {
-		for _, n := range sizes {
-			k := strconv.Itoa(n)
-			l := htmlLoad{Name: k}
+		for _, lc := range evaluate.LoadClasses {
+			l := htmlLoad{Name: lc}
 			for _, name := range rep.Protocol.Policies {
-				l.Rows = append(l.Rows, htmlRow{Name: name, S: rep.Metrics.Policies[name].ByChain[k]})
+				if cm, ok := rep.Metrics.Policies[name].ByChain[k]; ok {
+					l.Rows = append(l.Rows, htmlRow{Name: name, S: cm.ByLoad[lc]})
+					l.N = max(l.N, cm.ByLoad[lc].Windows)
+				}
 			}
-			pg.Chains = append(pg.Chains, l)
+			if l.N > 0 { // a class without windows has no table
+				c.Loads = append(c.Loads, l)
+			}
+		}
+		pg.Chains = append(pg.Chains, c)
+	}
+	for _, b := range evaluate.FrontierBudgetsH {
+		pg.Budgets = append(pg.Budgets, evaluate.BudgetKey(b))
+	}
+	var families []string
+	for _, name := range rep.Protocol.Policies {
+		if f := evaluate.Family(name); !slices.Contains(families, f) && rep.Metrics.Frontier[f] != nil {
+			families = append(families, f)
+		}
+	}
+	for _, n := range chainSizes(rep.Rows) {
+		k := strconv.Itoa(n)
+		for _, f := range families {
+			byBudget, ok := rep.Metrics.Frontier[f][k]
+			if !ok {
+				continue
+			}
+			row := htmlFrontier{Family: f, Chain: k}
+			for _, b := range pg.Budgets {
+				row.Points = append(row.Points, byBudget[b])
+			}
+			pg.Frontier = append(pg.Frontier, row)
 		}
 	}
 	for i, f := range rep.Figures {

@@ -154,10 +154,15 @@ func newPlot(title, xLabel, yLabel string, series []Series) (*plot.Plot, error) 
 				sc.Radius = vg.Points(1.2)
 				sc.Shape = draw.CircleGlyph{}
 			}
-			if s.Label == "oracle" {
+			switch s.Label {
+			case "oracle":
 				sc.Shape = draw.PyramidGlyph{}
 				sc.Radius = vg.Points(5)
 				sc.Color = plotutil.Color(1)
+			case "oracle-cost":
+				sc.Shape = draw.SquareGlyph{}
+				sc.Radius = vg.Points(4)
+				sc.Color = plotutil.Color(2)
 			}
 			p.Add(sc)
 			p.Legend.Add(s.Label, sc)

@@ -291,17 +291,20 @@ func summariseProtocol(rows []evaluate.Row, m evaluate.Metrics) Protocol {
 	return p
 }
 
-// baseName strips a θ suffix: "forest:DIR@θ=0.5" -> "forest:DIR", 0.5, true.
-func baseName(policy string) (string, float64, bool) {
-	i := strings.LastIndex(policy, "@θ=")
+// baseName splits a sweep suffix "@KEY=VALUE" with a numeric VALUE:
+// "forest:DIR@θ=0.5" -> "forest:DIR", "θ", 0.5, true;
+// "slurm-estimate@margin=0.25" -> "slurm-estimate", "margin", 0.25, true.
+func baseName(policy string) (base, key string, v float64, ok bool) {
+	i := strings.LastIndex(policy, "@")
 	if i < 0 {
-		return policy, 0, false
+		return policy, "", 0, false
 	}
-	th, err := strconv.ParseFloat(policy[i+len("@θ="):], 64)
-	if err != nil {
-		return policy, 0, false
+	key, val, found := strings.Cut(policy[i+1:], "=")
+	v, err := strconv.ParseFloat(val, 64)
+	if !found || key == "" || err != nil {
+		return policy, "", 0, false
 	}
-	return policy[:i], th, true
+	return policy[:i], key, v, true
 }
 
 // readModels reads the manifest of every model policy "KIND:DIR" whose
@@ -310,7 +313,7 @@ func readModels(policies []string) []ModelInfo {
 	var out []ModelInfo
 	seen := map[string]bool{}
 	for _, p := range policies {
-		base, _, _ := baseName(p)
+		base, _, _, _ := baseName(p)
 		kind, dir, ok := strings.Cut(base, ":")
 		if !ok || seen[base] || (kind != "forest" && kind != "xgboost") {
 			continue
@@ -328,25 +331,64 @@ func readModels(policies []string) []ModelInfo {
 	return out
 }
 
+// chainSizes returns the chain sizes of the rows, ascending.
+func chainSizes(rows []evaluate.Row) []int {
+	var out []int
+	for _, r := range rows {
+		if !slices.Contains(out, r.ChainNodes) {
+			out = append(out, r.ChainNodes)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// chainPanels sets f's panels, one per chain size, when there is more
+// than one (the y label prefixed with the size); it returns each size's
+// panel index.
+func chainPanels(f *Figure, sizes []int) []int {
+	idx := make([]int, len(sizes))
+	if len(sizes) < 2 {
+		return idx
+	}
+	for i, n := range sizes {
+		f.Panels = append(f.Panels, fmt.Sprintf("%d node(s): %s", n, f.YLabel))
+		idx[i] = i
+	}
+	return idx
+}
+
 // Figures computes every figure's data; waits (hours) feed the trace's
 // wait-time CDF when haveTrace; preds (one per model) feed the
-// predicted-vs-actual r scatter. Notes name the figures skipped.
+// predicted-vs-actual r scatter. Notes name the figures skipped. With
+// more than one chain size, the CDFs, the load-class bars and the
+// trade-off have a panel per chain size: nothing is pooled across sizes.
 func Figures(m evaluate.Metrics, rows []evaluate.Row, waits []float64, haveTrace bool, preds []Predictions) ([]Figure, []string) {
 	order := policyOrder(rows, m)
-	byPolicy := map[string][]evaluate.Row{}
+	sizes := chainSizes(rows)
+	type pk struct {
+		policy string
+		nodes  int
+	}
+	byPolicy := map[pk][]evaluate.Row{}
 	for _, r := range rows {
-		byPolicy[r.Policy] = append(byPolicy[r.Policy], r)
+		byPolicy[pk{r.Policy, r.ChainNodes}] = append(byPolicy[pk{r.Policy, r.ChainNodes}], r)
 	}
 	cdfFig := func(name, title, xl string, v func(int64) float64) Figure {
 		f := Figure{Name: name, Title: title, XLabel: xl, YLabel: "share of windows",
-			Caption: "Empirical CDF over the validation windows, one line per policy."}
-		for _, p := range order {
-			if rs := byPolicy[p]; len(rs) > 0 {
-				x := make([]float64, len(rs))
-				for i, r := range rs {
-					x[i] = v(r.RSec)
+			Caption: "Empirical CDF over the validation windows, one line per policy" + perChain(sizes) + "."}
+		panel := chainPanels(&f, sizes)
+		for i, n := range sizes {
+			for _, p := range order {
+				if rs := byPolicy[pk{p, n}]; len(rs) > 0 {
+					x := make([]float64, len(rs))
+					for i, r := range rs {
+						x[i] = v(r.RSec)
+					}
+					s := cdf(p, x)
+					s.Panel = panel[i]
+					f.Series = append(f.Series, s)
 				}
-				f.Series = append(f.Series, cdf(p, x))
 			}
 		}
 		return f
@@ -358,57 +400,30 @@ func Figures(m evaluate.Metrics, rows []evaluate.Row, waits []float64, haveTrace
 
 	bars := Figure{Name: "zero-interruption-by-load", Title: "Windows with zero interruption, by load class",
 		XLabel: "policy", YLabel: "share of windows",
-		Caption: "Load class by the reactive policy's interruption: light ≤ 2 h, medium 2–12 h, heavy > 12 h."}
-	for _, c := range evaluate.LoadClasses {
-		s := Series{Label: c, Kind: "bars"}
-		for i, p := range order {
-			s.X = append(s.X, float64(i))
-			s.Y = append(s.Y, m.Policies[p].ByLoad[c].ZeroInterruptionShare)
-			s.Names = append(s.Names, p)
+		Caption: "Load class by the reactive policy's interruption: light ≤ 2 h, medium 2–12 h, heavy > 12 h" + perChain(sizes) + "."}
+	panel := chainPanels(&bars, sizes)
+	for i, n := range sizes {
+		k := strconv.Itoa(n)
+		for _, c := range evaluate.LoadClasses {
+			s := Series{Label: c, Kind: "bars", Panel: panel[i]}
+			for i, p := range order {
+				s.X = append(s.X, float64(i))
+				s.Y = append(s.Y, m.Policies[p].ByChain[k].ByLoad[c].ZeroInterruptionShare)
+				s.Names = append(s.Names, p)
+			}
+			bars.Series = append(bars.Series, s)
 		}
-		bars.Series = append(bars.Series, s)
 	}
 	figs = append(figs, bars)
 
 	trade := Figure{Name: "tradeoff", Title: "Interruption vs overlap", XLabel: "mean overlap (h)",
-		YLabel:  "mean interruption (h)",
-		Caption: "Each policy is a point; a θ sweep (NAME@θ=V) is a curve, θ ascending; the oracle is the ceiling."}
-	sweeps := map[string][][2]float64{} // base -> (θ, index into order)
-	var bases []string
-	pts := Series{Label: "policies", Kind: "points"}
-	var oracle *Series
-	for i, p := range order {
-		s := m.Policies[p].Summary
-		if base, th, ok := baseName(p); ok {
-			if _, seen := sweeps[base]; !seen {
-				bases = append(bases, base)
-			}
-			sweeps[base] = append(sweeps[base], [2]float64{th, float64(i)})
-			continue
-		}
-		if p == evaluate.OracleName {
-			oracle = &Series{Label: "oracle", Kind: "points", X: []float64{s.MeanOverlapH},
-				Y: []float64{s.MeanInterruptionH}, Names: []string{p}}
-			continue
-		}
-		pts.X, pts.Y, pts.Names = append(pts.X, s.MeanOverlapH), append(pts.Y, s.MeanInterruptionH), append(pts.Names, p)
-	}
-	if len(pts.X) > 0 {
-		trade.Series = append(trade.Series, pts)
-	}
-	for _, base := range bases {
-		sw := sweeps[base]
-		slices.SortStableFunc(sw, func(a, b [2]float64) int { return cmp.Compare(a[0], b[0]) })
-		s := Series{Label: base, Kind: "line"}
-		for _, t := range sw {
-			sm := m.Policies[order[int(t[1])]].Summary
-			s.X, s.Y = append(s.X, sm.MeanOverlapH), append(s.Y, sm.MeanInterruptionH)
-			s.Names = append(s.Names, "θ="+strconv.FormatFloat(t[0], 'g', -1, 64))
-		}
-		trade.Series = append(trade.Series, s)
-	}
-	if oracle != nil {
-		trade.Series = append(trade.Series, *oracle)
+		YLabel: "mean interruption (h)",
+		Caption: "Each policy is a point; a sweep (NAME@θ=V, NAME@margin=V) is a curve, its parameter ascending; " +
+			"the oracle (zero interruption, least overlap) and oracle-cost (least interruption + λ·overlap, λ = " +
+			strconv.FormatFloat(m.Lambda, 'g', -1, 64) + ") are marked" + perChain(sizes) + "."}
+	panel = chainPanels(&trade, sizes)
+	for i, n := range sizes {
+		trade.Series = append(trade.Series, tradeoffSeries(m, order, strconv.Itoa(n), panel[i])...)
 	}
 	figs = append(figs, trade)
 
@@ -427,6 +442,65 @@ func Figures(m evaluate.Metrics, rows []evaluate.Row, waits []float64, haveTrace
 		notes = append(notes, "The trace's wait-time CDF is not drawn: no trace was given (mirage report --trace T.parquet).")
 	}
 	return figs, notes
+}
+
+// perChain is the captions' note on chain sizes.
+func perChain(sizes []int) string {
+	if len(sizes) < 2 {
+		return ""
+	}
+	return "; one panel per chain size"
+}
+
+// tradeoffSeries returns the trade-off's series for chain size k (decimal)
+// in panel: the single policies as points, each sweep as a line, then the
+// oracles.
+func tradeoffSeries(m evaluate.Metrics, order []string, k string, panel int) []Series {
+	type variant struct {
+		v float64
+		p string
+	}
+	sweeps := map[string][]variant{}
+	keys := map[string]string{}
+	var bases []string
+	pts := Series{Label: "policies", Kind: "points", Panel: panel}
+	var oracles []Series
+	for _, p := range order {
+		s, ok := m.Policies[p].ByChain[k]
+		if !ok {
+			continue
+		}
+		if base, key, v, ok := baseName(p); ok {
+			if _, seen := sweeps[base]; !seen {
+				bases = append(bases, base)
+				keys[base] = key
+			}
+			sweeps[base] = append(sweeps[base], variant{v, p})
+			continue
+		}
+		if p == evaluate.OracleName || p == evaluate.OracleCostName {
+			oracles = append(oracles, Series{Label: p, Kind: "points", X: []float64{s.MeanOverlapH},
+				Y: []float64{s.MeanInterruptionH}, Names: []string{p}, Panel: panel})
+			continue
+		}
+		pts.X, pts.Y, pts.Names = append(pts.X, s.MeanOverlapH), append(pts.Y, s.MeanInterruptionH), append(pts.Names, p)
+	}
+	var out []Series
+	if len(pts.X) > 0 {
+		out = append(out, pts)
+	}
+	for _, base := range bases {
+		sw := sweeps[base]
+		slices.SortStableFunc(sw, func(a, b variant) int { return cmp.Compare(a.v, b.v) })
+		s := Series{Label: base, Kind: "line", Panel: panel}
+		for _, t := range sw {
+			sm := m.Policies[t.p].ByChain[k]
+			s.X, s.Y = append(s.X, sm.MeanOverlapH), append(s.Y, sm.MeanInterruptionH)
+			s.Names = append(s.Names, keys[base]+"="+strconv.FormatFloat(t.v, 'g', -1, 64))
+		}
+		out = append(out, s)
+	}
+	return append(out, oracles...)
 }
 
 // cdf returns the empirical CDF of x as a step series: the sorted

@@ -18,8 +18,8 @@ import (
 	"github.com/mirage-hpc/mirage/internal/golden"
 )
 
-// handRows is a small evaluation: three windows, reactive, oracle, a
-// baseline and a model swept over two θ.
+// handRows is a small evaluation: three windows, reactive, both oracles,
+// a baseline and a model swept over two θ.
 func handRows() []evaluate.Row {
 	const h = 3600
 	type out struct {
@@ -27,9 +27,9 @@ func handRows() []evaluate.Row {
 		r      int64
 	}
 	windows := [][]out{
-		{{"reactive", 1 * h}, {"immediate", -10 * h}, {"oracle", 0}, {"forest:m@θ=0.5", 0}, {"forest:m@θ=1", -h}},
-		{{"reactive", 5 * h}, {"immediate", -8 * h}, {"oracle", -h / 2}, {"forest:m@θ=0.5", 2 * h}, {"forest:m@θ=1", -2 * h}},
-		{{"reactive", 20 * h}, {"immediate", -h}, {"oracle", 0}, {"forest:m@θ=0.5", 10 * h}, {"forest:m@θ=1", 4 * h}},
+		{{"reactive", 1 * h}, {"immediate", -10 * h}, {"oracle", 0}, {"oracle-cost", 0}, {"forest:m@θ=0.5", 0}, {"forest:m@θ=1", -h}},
+		{{"reactive", 5 * h}, {"immediate", -8 * h}, {"oracle", -h / 2}, {"oracle-cost", -h / 2}, {"forest:m@θ=0.5", 2 * h}, {"forest:m@θ=1", -2 * h}},
+		{{"reactive", 20 * h}, {"immediate", -h}, {"oracle", 0}, {"oracle-cost", 0}, {"forest:m@θ=0.5", 10 * h}, {"forest:m@θ=1", 4 * h}},
 	}
 	var rows []evaluate.Row
 	for w, outs := range windows {
@@ -48,7 +48,7 @@ func writeEval(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	rows := handRows()
-	if err := evaluate.WriteDir(dir, evaluate.Compute(rows), rows); err != nil {
+	if err := evaluate.WriteDir(dir, evaluate.Compute(rows, evaluate.DefaultLambda), rows); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -56,7 +56,7 @@ func writeEval(t *testing.T) string {
 
 func TestFigures_Golden(t *testing.T) {
 	rows := handRows()
-	figs, notes := Figures(evaluate.Compute(rows), rows, nil, false, nil)
+	figs, notes := Figures(evaluate.Compute(rows, evaluate.DefaultLambda), rows, nil, false, nil)
 	b, err := json.MarshalIndent(struct {
 		Figures []Figure `json:"figures"`
 		Notes   []string `json:"notes"`
@@ -76,17 +76,19 @@ func TestCDF(t *testing.T) {
 
 func TestBaseName(t *testing.T) {
 	for _, tc := range []struct {
-		in, base string
-		th       float64
-		ok       bool
+		in, base, key string
+		v             float64
+		ok            bool
 	}{
-		{"forest:m@θ=0.25", "forest:m", 0.25, true},
-		{"oracle", "oracle", 0, false},
-		{"forest:m@θ=x", "forest:m@θ=x", 0, false},
+		{"forest:m@θ=0.25", "forest:m", "θ", 0.25, true},
+		{"slurm-estimate@margin=0.5", "slurm-estimate", "margin", 0.5, true},
+		{"oracle", "oracle", "", 0, false},
+		{"forest:m@θ=x", "forest:m@θ=x", "", 0, false},
+		{"forest:a@b/m", "forest:a@b/m", "", 0, false},
 	} {
-		base, th, ok := baseName(tc.in)
-		if base != tc.base || th != tc.th || ok != tc.ok {
-			t.Errorf("baseName(%q) = %q, %v, %v", tc.in, base, th, ok)
+		base, key, v, ok := baseName(tc.in)
+		if base != tc.base || key != tc.key || v != tc.v || ok != tc.ok {
+			t.Errorf("baseName(%q) = %q, %q, %v, %v", tc.in, base, key, v, ok)
 		}
 	}
 }
@@ -113,7 +115,9 @@ func TestRender_SelfContainedWellFormed(t *testing.T) {
 	if n := strings.Count(string(page), `src="data:image/png;base64,`); n != len(rep.Figures) || n != 4 {
 		t.Errorf("inlined figures: %d, want %d", n, len(rep.Figures))
 	}
-	for _, want := range []string{"forest:m@θ=0.5", "Protocol", "gap to oracle", "Predicted vs actual r is not drawn", "--predictions"} {
+	for _, want := range []string{"forest:m@θ=0.5", "Protocol", "gap to oracle", "Predicted vs actual r is not drawn", "--predictions",
+		"Chains of 1 node(s)", "cost = interruption + 0.5·overlap (h)", "mean cost (h)", "cost vs oracle-cost", "Frontier",
+		"overlap ≤ 0.5 h", "oracle-cost", "load class heavy"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("report.html lacks %q", want)
 		}
@@ -195,40 +199,79 @@ func TestRender_NotAnEvaluation(t *testing.T) {
 	}
 }
 
-// TestRender_ByChain: with two chain sizes the page has a table per size;
-// with one (writeEval's), none.
+// TestRender_ByChain: one table per chain size, and no pooled table;
+// with two sizes the figures have a panel per size.
 func TestRender_ByChain(t *testing.T) {
-	page := func(rows []evaluate.Row) string {
-		dir := t.TempDir()
-		if err := evaluate.WriteDir(dir, evaluate.Compute(rows), rows); err != nil {
-			t.Fatal(err)
-		}
-		rep, err := Render(context.Background(), dir, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(rep.HTML)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	if p := page(handRows()); strings.Contains(p, "Chains of") {
-		t.Error("one chain size, yet a per-chain table")
-	}
 	rows := handRows()
 	for i := range rows {
 		if rows[i].Window == 2 {
 			rows[i].ChainNodes = 8
 		}
 	}
-	p := page(rows)
-	for _, want := range []string{"Chains of 1 node(s)", "Chains of 8 node(s)"} {
+	dir := t.TempDir()
+	if err := evaluate.WriteDir(dir, evaluate.Compute(rows, 2), rows); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Render(context.Background(), dir, Options{Formats: []string{"png"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(rep.HTML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := string(b)
+	for _, want := range []string{"Chains of 1 node(s), 2 windows", "Chains of 8 node(s), 1 windows", "cost = interruption + 2·overlap (h)",
+		"<td>forest:m</td><td>8</td>"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
-	for _, p := range pageProblems([]byte(p)) {
+	if n := strings.Count(p, "<h3>Chains of"); n != 2 {
+		t.Errorf("%d chain tables, want 2", n)
+	}
+	for _, p := range pageProblems(b) {
 		t.Error("report.html: " + p)
 	}
+	for _, f := range rep.Figures[:4] {
+		if len(f.Panels) != 2 || !strings.HasPrefix(f.Panels[1], "8 node(s)") {
+			t.Errorf("%s: panels %q", f.Name, f.Panels)
+		}
+	}
+}
+
+// TestTradeoff_PerChain: each chain size's points come from its own
+// summary; sweeps become lines labelled with their parameter; both
+// oracles are marked.
+func TestTradeoff_PerChain(t *testing.T) {
+	const h = 3600
+	var rows []evaluate.Row
+	for _, n := range []int{1, 4} {
+		for _, o := range []struct {
+			p string
+			r int64
+		}{{"reactive", h}, {"oracle", 0}, {"oracle-cost", 0}, {"slurm-estimate@margin=0", int64(n) * h}, {"slurm-estimate@margin=0.5", -int64(n) * h}} {
+			rows = append(rows, evaluate.Row{Policy: o.p, ChainNodes: n, RSec: o.r, ReactiveRSec: h})
+		}
+	}
+	m := evaluate.Compute(rows, 0.5)
+	got := tradeoffSeries(m, policyOrder(rows, m), "4", 1)
+	want := []Series{
+		{Label: "policies", Kind: "points", X: []float64{0}, Y: []float64{1}, Names: []string{"reactive"}, Panel: 1},
+		{Label: "slurm-estimate", Kind: "line", X: []float64{0, 4}, Y: []float64{4, 0}, Names: []string{"margin=0", "margin=0.5"}, Panel: 1},
+		{Label: "oracle", Kind: "points", X: []float64{0}, Y: []float64{0}, Names: []string{"oracle"}, Panel: 1},
+		{Label: "oracle-cost", Kind: "points", X: []float64{0}, Y: []float64{0}, Names: []string{"oracle-cost"}, Panel: 1},
+	}
+	if d := cmpDiff(want, got); d != "" {
+		t.Fatal(d)
+	}
+}
+
+func cmpDiff(want, got any) string {
+	a, _ := json.Marshal(want)
+	b, _ := json.Marshal(got)
+	if bytes.Equal(a, b) {
+		return ""
+	}
+	return fmt.Sprintf("want %s\ngot  %s", a, b)
 }

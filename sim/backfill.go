@@ -17,7 +17,9 @@ type profile struct {
 
 // buildProfile plans from now: the free nodes, running jobs released at
 // their time limit (rounded up to the resolution from now, as a job ending
-// inside a slot blocks the whole slot), and future capacity steps.
+// inside a slot blocks the whole slot), and future announced capacity
+// steps. Unannounced steps are not known before they apply: the plan
+// keeps the capacity in force now (or the last announced step) instead.
 func (s *Sim) buildProfile() profile {
 	res := s.cfg.Backfill.ResolutionSec
 	ends := s.scratch.ends[:0]
@@ -31,6 +33,9 @@ func (s *Sim) buildProfile() profile {
 		c := s.cfg.Capacity[k]
 		if c.At >= s.now+s.cfg.Backfill.WindowSec {
 			break
+		}
+		if c.Unannounced {
+			continue
 		}
 		at := s.now + ceilDiv(max(c.At-s.now, 0), res)*res
 		ends = append(ends, runEnd{at: at, nodes: c.Nodes - capNow})

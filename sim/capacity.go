@@ -31,8 +31,22 @@ type CapacityOptions struct {
 	// which some job was pending in the trace that waited at least
 	// MinPendingSec from its eligibility (max(Submit, Eligible)) to its
 	// start and has no predecessor (After): buckets where demand was
-	// unmet. Elsewhere the capacity stays at Nodes.
+	// unmet. Elsewhere the capacity stays at Nodes. With Causal, a bucket
+	// counts only if such a job had already waited MinPendingSec at the
+	// bucket's start and had neither started nor been cancelled by then.
 	MinPendingSec int64
+	// Causal makes the capacity at time t depend only on the trace up to
+	// t, so that nothing a simulation sees at t (features, EstimatedStart)
+	// comes from the future: in bucket b the capacity at t is the
+	// previous bucket's peak of busy nodes (with Smooth, the peak of the
+	// Smooth+1 previous buckets), raised to the running maximum of the
+	// busy nodes in b up to t at the very second a new level is first
+	// busy; plus Headroom, capped at Nodes. The steps are then not only at
+	// bucket boundaries. When false, a bucket's capacity is its own peak
+	// from its first second on (and Smooth looks both ways), which looks
+	// up to a bucket ahead. Either way, the capacity returns to Nodes
+	// after the bucket of the trace's last start or end.
+	Causal bool
 }
 
 // InferCapacity guesses a capacity timeline from the trace's real schedule:
@@ -50,13 +64,20 @@ type CapacityOptions struct {
 // at the first bucket whose capacity differs from Nodes, and the last one
 // returns to Nodes after the last bucket with a job running. It returns
 // nil for a trace in which no job ran, or when nothing differs from
-// Nodes. It takes O(n log n) time for n jobs (independent of the trace's
-// span), is deterministic, and does not change jobs.
+// Nodes. With Causal the capacity follows only the past (see
+// CapacityOptions.Causal) and steps may fall inside buckets. Every step
+// is Unannounced: the backfill planner does not see it coming. It takes
+// O(n log n) time for n jobs (independent of the trace's span; with
+// Causal, O(n (log n + Smooth))), is deterministic, and does not change
+// jobs.
 func InferCapacity(jobs []Job, opts CapacityOptions) []CapacityStep {
 	if opts.BucketSec <= 0 {
 		opts.BucketSec = DefaultCapacityBucketSec
 	}
 	opts.Smooth = max(opts.Smooth, 0)
+	if opts.Causal {
+		return causalCapacity(jobs, opts)
+	}
 	runs := busyRuns(jobs, opts.BucketSec)
 	if len(runs) == 0 {
 		return nil
@@ -88,26 +109,10 @@ type bucketRun struct {
 // busyRuns returns, for every bucket from the first submission to the
 // last trace end, the most nodes busy at once in it, as merged runs.
 func busyRuns(jobs []Job, bucket int64) []bucketRun {
-	type delta struct {
-		at    int64
-		nodes int
-	}
-	ds := make([]delta, 0, 2*len(jobs))
-	for i := range jobs {
-		j := &jobs[i]
-		if j.TraceStart <= 0 || j.RunSec <= 0 {
-			continue
-		}
-		ds = append(ds, delta{j.TraceStart, int(j.Nodes)}, delta{j.TraceStart + j.RunSec, -int(j.Nodes)})
-	}
+	ds, first := busyDeltas(jobs)
 	if len(ds) == 0 {
 		return nil
 	}
-	first := jobs[0].Submit
-	for i := range jobs {
-		first = min(first, jobs[i].Submit)
-	}
-	slices.SortFunc(ds, func(a, b delta) int { return cmp.Compare(a.at, b.at) })
 	var runs []bucketRun
 	if b := floorDiv(first, bucket); b < floorDiv(ds[0].at, bucket) {
 		runs = append(runs, bucketRun{b, floorDiv(ds[0].at, bucket) - 1, 0}) // submitted, nothing ran yet
@@ -144,6 +149,35 @@ func busyRuns(jobs []Job, bucket int64) []bucketRun {
 		add(cur, cur, peak) // not a bucket whose first second is the last end
 	}
 	return runs
+}
+
+// busyDelta is a change of the trace's busy nodes at a time.
+type busyDelta struct {
+	at    int64 // Unix seconds
+	nodes int
+}
+
+// busyDeltas returns the starts (+nodes) and ends (-nodes) of the jobs
+// that ran in the trace, sorted by time, and the first submission; no
+// deltas when none ran.
+func busyDeltas(jobs []Job) ([]busyDelta, int64) {
+	ds := make([]busyDelta, 0, 2*len(jobs))
+	for i := range jobs {
+		j := &jobs[i]
+		if j.TraceStart <= 0 || j.RunSec <= 0 {
+			continue
+		}
+		ds = append(ds, busyDelta{j.TraceStart, int(j.Nodes)}, busyDelta{j.TraceStart + j.RunSec, -int(j.Nodes)})
+	}
+	if len(ds) == 0 {
+		return nil, 0
+	}
+	first := jobs[0].Submit
+	for i := range jobs {
+		first = min(first, jobs[i].Submit)
+	}
+	slices.SortFunc(ds, func(a, b busyDelta) int { return cmp.Compare(a.at, b.at) })
+	return ds, first
 }
 
 // dilateRuns returns the running maximum of runs over k buckets on either
@@ -260,16 +294,16 @@ func runSteps(runs []bucketRun, nodes int, bucket int64) []CapacityStep {
 	cur := nodes
 	for i, r := range runs {
 		if i > 0 && runs[i-1].to+1 < r.from && cur != nodes { // a gap: back to nodes
-			steps = append(steps, CapacityStep{At: (runs[i-1].to + 1) * bucket, Nodes: nodes})
+			steps = append(steps, CapacityStep{At: (runs[i-1].to + 1) * bucket, Nodes: nodes, Unannounced: true})
 			cur = nodes
 		}
 		if r.v != cur {
-			steps = append(steps, CapacityStep{At: r.from * bucket, Nodes: r.v})
+			steps = append(steps, CapacityStep{At: r.from * bucket, Nodes: r.v, Unannounced: true})
 			cur = r.v
 		}
 	}
 	if cur != nodes {
-		steps = append(steps, CapacityStep{At: (runs[len(runs)-1].to + 1) * bucket, Nodes: nodes})
+		steps = append(steps, CapacityStep{At: (runs[len(runs)-1].to + 1) * bucket, Nodes: nodes, Unannounced: true})
 	}
 	return steps
 }

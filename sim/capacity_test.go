@@ -25,7 +25,7 @@ func capJob(submit, start, run int64, nodes int32) sim.Job {
 func capSteps(pairs ...int64) []sim.CapacityStep {
 	var s []sim.CapacityStep
 	for i := 0; i < len(pairs); i += 2 {
-		s = append(s, sim.CapacityStep{At: capBase + pairs[i], Nodes: int(pairs[i+1])})
+		s = append(s, sim.CapacityStep{At: capBase + pairs[i], Nodes: int(pairs[i+1]), Unannounced: true})
 	}
 	return s
 }
@@ -221,7 +221,7 @@ func denseCapacity(jobs []sim.Job, o sim.CapacityOptions) []sim.CapacityStep {
 	cur := nodes
 	for x := lo - k - 1; x <= hi+k+1; x++ {
 		if v := val(x); v != cur {
-			steps = append(steps, sim.CapacityStep{At: x * b, Nodes: v})
+			steps = append(steps, sim.CapacityStep{At: x * b, Nodes: v, Unannounced: true})
 			cur = v
 		}
 	}

@@ -128,6 +128,12 @@ type Limits struct {
 type CapacityStep struct {
 	At    int64 `json:"at"`
 	Nodes int   `json:"nodes"`
+	// Unannounced marks a step the scheduler cannot know in advance (a
+	// failure, or capacity inferred from a trace, as InferCapacity's
+	// steps are): it applies at At like any other, but the backfill
+	// planner (and so EstimatedStart) does not plan with it before At.
+	// Steps given by hand (a maintenance reservation) are announced.
+	Unannounced bool `json:"unannounced,omitempty"`
 }
 
 // Config configures a simulation.

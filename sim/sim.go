@@ -327,6 +327,31 @@ func (s *Sim) RunUntil(ctx context.Context, t int64) error {
 	return nil
 }
 
+// RunBefore processes everything that happens strictly before t and
+// leaves the clock at t (or later, if it already was) with what happens
+// at t not yet processed: trace arrivals, ends, capacity steps and the
+// scheduling passes due at t all wait for the next Run*, which handles
+// them in one step together with any job Submit adds at t. It is the
+// state a provisioner deciding at t sees, and a job it submits at t is
+// queued before t's main and backfill passes. Snapshot and
+// EstimatedStart then describe the queue just before t's events.
+func (s *Sim) RunBefore(ctx context.Context, t int64) error {
+	for n := 0; ; n++ {
+		at, ok := s.nextTime()
+		if !ok || at >= t {
+			break
+		}
+		if n&1023 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		s.step(at)
+	}
+	s.now = max(s.now, t)
+	return nil
+}
+
 // Run processes every event until nothing is left to do.
 func (s *Sim) Run(ctx context.Context) error {
 	for n := 0; ; n++ {

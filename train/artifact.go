@@ -33,8 +33,15 @@ var (
 
 // Manifest is manifest.json.
 type Manifest struct {
-	Kind                 string             `json:"kind"`
-	Target               string             `json:"target"` // "r_hours"
+	Kind string `json:"kind"`
+	// Target is r, interrupt, wait (Target) or estimate; "r_hours" in
+	// manifests written before targets existed means r.
+	Target string `json:"target"`
+	// OperatingPoint is the rule parameter chosen on the training data
+	// for the overlap budget (absent without cross-validation).
+	OperatingPoint *OperatingPoint `json:"operating_point,omitempty"`
+	// Weighted reports whether training used the samples' row weights.
+	Weighted             bool               `json:"weighted"`
 	Features             []features.Feature `json:"features"`
 	FeatureSchemaVersion int                `json:"feature_schema_version"`
 	Rows                 int                `json:"rows"`
@@ -52,17 +59,24 @@ type Manifest struct {
 	ModelSHA256          string             `json:"model_sha256"`
 }
 
-// WriteArtifact writes model.json, cv.json (when m.CV is set) and
-// manifest.json (last, with model.json's SHA-256) into dir, creating it.
-// Each file is written to a temporary file and renamed.
+// KindEstimate is the manifest kind of `train --model estimate`: no
+// model file, only the chosen margin of the scheduler's estimate.
+const KindEstimate = "estimate"
+
+// WriteArtifact writes model.json (unless m.Kind is KindEstimate),
+// cv.json (when m.CV is set) and manifest.json (last, with model.json's
+// SHA-256) into dir, creating it. Each file is written to a temporary
+// file and renamed.
 func WriteArtifact(dir string, model []byte, m *Manifest) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write artifact: %w", err)
 	}
-	sum := sha256.Sum256(model)
-	m.ModelSHA256 = hex.EncodeToString(sum[:])
-	if err := atomicfile.WriteFile(filepath.Join(dir, ModelFile), model); err != nil {
-		return err
+	if m.Kind != KindEstimate {
+		sum := sha256.Sum256(model)
+		m.ModelSHA256 = hex.EncodeToString(sum[:])
+		if err := atomicfile.WriteFile(filepath.Join(dir, ModelFile), model); err != nil {
+			return err
+		}
 	}
 	if m.CV != nil {
 		b, err := json.MarshalIndent(m.CV, "", "  ")
@@ -97,6 +111,12 @@ func Open(dir string) (*Artifact, error) {
 	var a Artifact
 	if err := json.Unmarshal(mb, &a.Manifest); err != nil {
 		return nil, fmt.Errorf("open model %s: manifest: %w", dir, err)
+	}
+	if a.Manifest.Kind == KindEstimate {
+		if a.Manifest.OperatingPoint == nil {
+			return nil, fmt.Errorf("open model %s: an estimate manifest without operating_point", dir)
+		}
+		return &a, nil // no model file
 	}
 	model, err := os.ReadFile(filepath.Join(dir, ModelFile))
 	if err != nil {

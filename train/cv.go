@@ -49,9 +49,11 @@ type FoldResult struct {
 	TrainRows   int               `json:"train_rows"`
 	TestWindows int               `json:"test_windows"`
 	Rounds      int               `json:"rounds"`
-	Metrics                       // test rows
-	ByChain     map[int32]Metrics `json:"by_chain_nodes"`
-	TopFeatures []FeatureGain     `json:"top_features"`
+	Metrics                       // test rows (regressions)
+	ByChain     map[int32]Metrics `json:"by_chain_nodes,omitempty"`
+	// Calibration is the test rows' calibration (TargetInterrupt).
+	Calibration *Calibration  `json:"calibration,omitempty"`
+	TopFeatures []FeatureGain `json:"top_features"`
 }
 
 // CVResult is cv.json.
@@ -61,8 +63,15 @@ type CVResult struct {
 	GapSec  int64             `json:"gap_sec"`
 	Folds   []FoldResult      `json:"folds"`
 	Overall Metrics           `json:"overall"`
-	ByChain map[int32]Metrics `json:"by_chain_nodes"`
-	Rounds  int               `json:"median_rounds"`
+	ByChain map[int32]Metrics `json:"by_chain_nodes,omitempty"`
+	// Calibration is over every out-of-fold prediction, and
+	// CalibrationByChain per chain size (TargetInterrupt).
+	Calibration        *Calibration          `json:"calibration,omitempty"`
+	CalibrationByChain map[int32]Calibration `json:"calibration_by_chain_nodes,omitempty"`
+	Rounds             int                   `json:"median_rounds"`
+	// OOF is every row's out-of-fold prediction (each row is in exactly
+	// one test block), for choosing the operating point.
+	OOF []float32 `json:"-"`
 }
 
 // CrossValidate runs blocked k-fold cross-validation with gap gapSec.
@@ -73,7 +82,8 @@ func CrossValidate(ctx context.Context, d *Data, windowID []int32, windowStart [
 	if err != nil {
 		return nil, err
 	}
-	res := &CVResult{Model: p.Kind.String(), K: k, GapSec: gapSec}
+	res := &CVResult{Model: p.Kind.String(), K: k, GapSec: gapSec, OOF: make([]float32, len(d.Y))}
+	classify := p.Objective == ObjectiveLogistic
 	allY := make([]float64, 0, len(d.Y))
 	allP := make([]float32, 0, len(d.Y))
 	allC := make([]int32, 0, len(d.Y))
@@ -99,16 +109,39 @@ func CrossValidate(ctx context.Context, d *Data, windowID []int32, windowStart [
 		for j, r := range f.Test {
 			y[j], c[j] = d.Y[r], chain[r]
 		}
-		res.Folds = append(res.Folds, FoldResult{Fold: i, TrainRows: len(tr), TestWindows: len(f.TestWindows),
-			Rounds: fit.Rounds, Metrics: Score(y, pred), ByChain: byChain(y, pred, c), TopFeatures: top})
+		for j, r := range f.Test {
+			res.OOF[r] = pred[j]
+		}
+		fr := FoldResult{Fold: i, TrainRows: len(tr), TestWindows: len(f.TestWindows), Rounds: fit.Rounds, TopFeatures: top}
+		if classify {
+			cal := Calibrate(y, pred)
+			fr.Metrics.Rows, fr.Calibration = len(y), &cal
+		} else {
+			fr.Metrics, fr.ByChain = Score(y, pred), byChain(y, pred, c)
+		}
+		res.Folds = append(res.Folds, fr)
 		allY, allP, allC = append(allY, y...), append(allP, pred...), append(allC, c...)
 		rounds = append(rounds, fit.Rounds)
 		if progress != nil {
 			progress(i+1, k)
 		}
 	}
-	res.Overall = Score(allY, allP)
-	res.ByChain = byChain(allY, allP, allC)
+	if classify {
+		cal := Calibrate(allY, allP)
+		res.Overall.Rows, res.Calibration = len(allY), &cal
+		res.CalibrationByChain = map[int32]Calibration{}
+		for n, idx := range groupByChain(allC) {
+			yy := make([]float64, len(idx))
+			pp := make([]float32, len(idx))
+			for j, i := range idx {
+				yy[j], pp[j] = allY[i], allP[i]
+			}
+			res.CalibrationByChain[n] = Calibrate(yy, pp)
+		}
+	} else {
+		res.Overall = Score(allY, allP)
+		res.ByChain = byChain(allY, allP, allC)
+	}
 	slices.Sort(rounds)
 	res.Rounds = rounds[len(rounds)/2]
 	return res, nil
@@ -139,13 +172,17 @@ func splitValid(train []int, windowStart []int64, p Params) (tr, va []int) {
 	return tr, va
 }
 
-func byChain(y []float64, p []float32, c []int32) map[int32]Metrics {
-	out := map[int32]Metrics{}
+func groupByChain(c []int32) map[int32][]int {
 	groups := map[int32][]int{}
 	for i, n := range c {
 		groups[n] = append(groups[n], i)
 	}
-	for n, idx := range groups {
+	return groups
+}
+
+func byChain(y []float64, p []float32, c []int32) map[int32]Metrics {
+	out := map[int32]Metrics{}
+	for n, idx := range groupByChain(c) {
 		yy := make([]float64, len(idx))
 		pp := make([]float32, len(idx))
 		for j, i := range idx {

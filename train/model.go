@@ -44,7 +44,8 @@ func ParseKind(s string) (Kind, error) {
 // Params are the training parameters.
 type Params struct {
 	Kind Kind `json:"-"`
-	// Objective is "reg:squarederror" or "reg:pseudohubererror".
+	// Objective is "reg:squarederror" or "reg:pseudohubererror" for a
+	// regression, "binary:logistic" for TargetInterrupt.
 	Objective string  `json:"objective"`
 	MaxDepth  int     `json:"max_depth"`
 	Eta       float64 `json:"eta"`
@@ -77,7 +78,18 @@ type Params struct {
 const (
 	ObjectiveSquared     = "reg:squarederror"
 	ObjectivePseudoHuber = "reg:pseudohubererror"
+	// ObjectiveLogistic is the classifier of TargetInterrupt.
+	ObjectiveLogistic = "binary:logistic"
 )
+
+// evalMetric returns the validation metric of early stopping for an
+// objective: the log loss of a probability, the RMSE otherwise.
+func evalMetric(objective string) string {
+	if objective == ObjectiveLogistic {
+		return "logloss"
+	}
+	return "rmse"
+}
 
 // ParseObjective maps "squared" or "pseudohuber" (or XGBoost's own name)
 // to XGBoost's objective name.
@@ -113,7 +125,7 @@ func (p Params) xgb() []xgboost.Param {
 		{Key: "colsample_bynode", Value: f(p.ColsampleByNode)},
 		{Key: "num_parallel_tree", Value: strconv.Itoa(max(1, p.NumParallelTree))},
 		{Key: "min_child_weight", Value: f(p.MinChildWeight)},
-		{Key: "seed", Value: strconv.FormatUint(p.Seed, 10)}, {Key: "eval_metric", Value: "rmse"},
+		{Key: "seed", Value: strconv.FormatUint(p.Seed, 10)}, {Key: "eval_metric", Value: evalMetric(p.Objective)},
 	}...)
 	if p.Objective == ObjectivePseudoHuber && p.HuberSlope > 0 {
 		ps = append(ps, xgboost.Param{Key: "huber_slope", Value: f(p.HuberSlope)})
@@ -124,11 +136,13 @@ func (p Params) xgb() []xgboost.Param {
 	return ps
 }
 
-// Data is a column-major design matrix with the label r in hours.
+// Data is a column-major design matrix with the labels of a Target.
 type Data struct {
 	Names []string
 	Cols  [][]float64 // Cols[f][i]
-	Y     []float64   // r, hours
+	Y     []float64   // the target: r or the wait in hours, or 0/1
+	// W are the row weights (nil: 1 each).
+	W []float64
 }
 
 // subset returns the rows idx as a row-major float32 matrix and labels.
@@ -154,6 +168,16 @@ func (d *Data) dmatrix(idx []int) (*xgboost.DMatrix, error) {
 	if err := m.SetLabels(y); err != nil {
 		m.Close()
 		return nil, err
+	}
+	if d.W != nil {
+		w := make([]float32, len(idx))
+		for r, i := range idx {
+			w[r] = float32(d.W[i])
+		}
+		if err := m.SetWeights(w); err != nil {
+			m.Close()
+			return nil, err
+		}
 	}
 	return m, nil
 }
@@ -223,7 +247,7 @@ func Fit(ctx context.Context, d *Data, train, valid []int, p Params) (*Fitted, e
 			b.Close()
 			return nil, err
 		}
-		if r := m["valid-rmse"]; r < bestRMSE {
+		if r := m["valid-"+evalMetric(p.Objective)]; r < bestRMSE {
 			best, bestRMSE = it+1, r
 		} else if p.EarlyStopping > 0 && it+1-best >= p.EarlyStopping {
 			break

@@ -13,6 +13,14 @@ import (
 // Options configure Run.
 type Options struct {
 	Params Params
+	// Target is what the model predicts; "" means TargetR.
+	Target Target
+	// OverlapBudgetH is the overlap budget of the operating point (hours
+	// of mean overlap per window); 0 means DefaultOverlapBudgetH. The
+	// operating point needs K >= 2.
+	OverlapBudgetH float64
+	// Unweighted ignores the samples' row weights.
+	Unweighted bool
 	// K is the number of CV folds; 0 or 1 skips cross-validation.
 	K int
 	// GapSec is the fold gap; 0 means the window span from the metadata.
@@ -23,13 +31,54 @@ type Options struct {
 	Progress func(fold, k int)
 }
 
-// NewData converts samples into the design matrix with r in hours.
+// NewData converts samples into the design matrix with r in hours and
+// the samples' weights.
 func NewData(s *features.Samples) *Data {
 	y := make([]float64, s.Len())
 	for i, r := range s.LabelRSec {
 		y[i] = float64(r) / 3600
 	}
-	return &Data{Names: s.Names, Cols: s.Features, Y: y}
+	return &Data{Names: s.Names, Cols: s.Features, Y: y, W: s.Weight}
+}
+
+// ruleScores returns every row's rule score for target t from the
+// predictions pred (nil for TargetEstimate).
+func ruleScores(s *features.Samples, t Target, pred []float32) ([]float64, error) {
+	col := func(name string) ([]float64, error) {
+		for i, n := range s.Names {
+			if n == name {
+				return s.Features[i], nil
+			}
+		}
+		return nil, fmt.Errorf("train: %w: no feature %s (samples of feature schema %d?)", ErrSamples, name, features.FeatureSchemaVersion)
+	}
+	var rem, est []float64
+	var err error
+	switch t {
+	case TargetWait:
+		rem, err = col("p_remaining_sec")
+	case TargetEstimate:
+		est, err = col("q_est_start_minus_p_end_sec")
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, s.Len())
+	for i := range out {
+		var p float64
+		if pred != nil {
+			p = float64(pred[i])
+		}
+		var r, e float64
+		if rem != nil {
+			r = rem[i]
+		}
+		if est != nil {
+			e = est[i]
+		}
+		out[i] = RuleScore(t, p, r, e)
+	}
+	return out, nil
 }
 
 // Run cross-validates (when opts.K >= 2), fits the final model on every
@@ -43,17 +92,40 @@ func Run(ctx context.Context, s *features.Samples, meta SamplesMeta, dir string,
 	if len(s.LabelRSec) != s.Len() {
 		return nil, fmt.Errorf("train: %w: no %s column", ErrSamples, features.ColLabelR)
 	}
+	target := opts.Target
+	if target == "" {
+		target = TargetR
+	}
 	d := NewData(s)
+	var err error
+	if d.Y, err = target.labels(s); err != nil {
+		return nil, err
+	}
+	if opts.Unweighted {
+		d.W = nil
+	}
 	p := opts.Params
+	p.Objective = target.Objective(p.Objective)
 	gap := opts.GapSec
 	if gap <= 0 {
 		gap = int64(meta.WindowSpan() / time.Second)
 	}
 	var cv *CVResult
+	var op *OperatingPoint
 	if opts.K >= 2 {
 		var err error
 		cv, err = CrossValidate(ctx, d, s.WindowID, s.WindowStart, s.ChainNodes, opts.K, gap, p, opts.Progress)
 		if err != nil {
+			return nil, err
+		}
+		scores, err := ruleScores(s, target, cv.OOF)
+		if err != nil {
+			return nil, err
+		}
+		units := Units(s)
+		src := fmt.Sprintf("out-of-fold predictions of %d time-blocked folds (gap %d s) replayed on the %d training windows x chain sizes",
+			opts.K, gap, len(units))
+		if op, err = ChooseOperatingPoint(target, scores, s.LabelRSec, units, budget(opts.OverlapBudgetH), src); err != nil {
 			return nil, err
 		}
 	}
@@ -78,10 +150,58 @@ func Run(ctx context.Context, s *features.Samples, meta SamplesMeta, dir string,
 		return nil, err
 	}
 	m := &Manifest{
-		Kind: p.Kind.String(), Target: "r_hours", Features: meta.Features, FeatureSchemaVersion: meta.SchemaVersion,
+		Kind: p.Kind.String(), Target: string(target), OperatingPoint: op, Weighted: d.W != nil, Features: meta.Features, FeatureSchemaVersion: meta.SchemaVersion,
 		Rows: s.Len(), Protocol: meta.Protocol, TraceDigest: meta.TraceDigest, SimConfig: meta.SimConfig,
 		Params: p, Rounds: fit.Rounds, CV: cv, Seed: p.Seed, Versions: versions(opts.Version),
 	}
+	describe(m, s)
+	if err := WriteArtifact(dir, model, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func budget(h float64) float64 {
+	if h <= 0 {
+		return DefaultOverlapBudgetH
+	}
+	return h
+}
+
+// RunEstimate chooses the margin of the scheduler's own estimate
+// (TargetEstimate: submit when squeue --start's estimate of Q ≥ P's
+// expected end − margin) on the samples' windows, which must be training
+// windows, and writes a model directory with manifest.json only. The rule
+// learns nothing else, so every window is replayed directly.
+func RunEstimate(s *features.Samples, meta SamplesMeta, dir string, opts Options) (*Manifest, error) {
+	if s.Len() == 0 {
+		return nil, fmt.Errorf("train: no samples")
+	}
+	if len(s.LabelRSec) != s.Len() {
+		return nil, fmt.Errorf("train: %w: no %s column", ErrSamples, features.ColLabelR)
+	}
+	scores, err := ruleScores(s, TargetEstimate, nil)
+	if err != nil {
+		return nil, err
+	}
+	units := Units(s)
+	op, err := ChooseOperatingPoint(TargetEstimate, scores, s.LabelRSec, units, budget(opts.OverlapBudgetH),
+		fmt.Sprintf("the scheduler's estimate replayed on the %d training windows x chain sizes", len(units)))
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifest{Kind: KindEstimate, Target: string(TargetEstimate), OperatingPoint: op, Features: meta.Features,
+		FeatureSchemaVersion: meta.SchemaVersion, Rows: s.Len(), Protocol: meta.Protocol, TraceDigest: meta.TraceDigest,
+		SimConfig: meta.SimConfig, Versions: versions(opts.Version)}
+	describe(m, s)
+	if err := WriteArtifact(dir, nil, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// describe fills the manifest's windows, chain sizes and time range.
+func describe(m *Manifest, s *features.Samples) {
 	wins := map[int32]bool{}
 	for _, w := range s.WindowID {
 		wins[w] = true
@@ -93,10 +213,6 @@ func Run(ctx context.Context, s *features.Samples, meta SamplesMeta, dir string,
 		}
 	}
 	m.TimeRange = [2]int64{slices.Min(s.WindowStart), slices.Max(s.WindowStart)}
-	if err := WriteArtifact(dir, model, m); err != nil {
-		return nil, err
-	}
-	return m, nil
 }
 
 func versions(mirage string) map[string]string {

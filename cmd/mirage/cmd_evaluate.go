@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -27,9 +29,17 @@ submission (and at P's start), ask each policy whether to submit the successor Q
 now; Q is forced at P's end. Each policy's outcome r = Q.start - P.end comes from
 a fork of the same window. Writes DIR/metrics.json and DIR/windows.csv.
 
-Policies: reactive, immediate, avg, slurm-estimate, oracle, forest:DIR,
-xgboost:DIR (models from mirage train; --theta 0.25,0.5,1 sweeps θ), dqn:DIR
-(mirage train --model dqn; arg-max of its Q-values, no θ).
+Each window's cost is interruption + λ·overlap in hours (--lambda, recorded
+as metrics.json's lambda). Metrics are per chain size (by_chain_nodes, with
+by_load inside; the pooled summary only under "pooled"); the frontier gives
+each policy family's best interruption reduction within a mean overlap of
+0.5, 1 and 2 h.
+
+Policies: reactive, immediate, avg, slurm-estimate (--margins 0,15m,1h sweeps
+its margin: slurm-estimate@margin=HOURS), oracle (zero interruption with the
+least overlap), oracle-cost (least cost), forest:DIR, xgboost:DIR (models from
+mirage train; --theta 0.25,0.5,1 sweeps θ), dqn:DIR (mirage train --model
+dqn; arg-max of its Q-values, no θ).
 Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 
 ` + exitCodesHelp,
@@ -53,6 +63,9 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	f.Duration("decision", d.Decision, "decision interval")
 	f.String("theta", "", "model threshold θ in hours, comma-separated for a sweep (empty = 0.5)")
 	f.Duration("margin", 0, "slurm-estimate margin before P's end")
+	f.String("margins", "", "slurm-estimate margins, comma-separated durations for a sweep (e.g. 0,15m,1h); not with --margin")
+	f.Bool("sweep", false, "also replay each forest/xgboost model at a fixed sweep of its rule parameter (θ, τ or margin; evaluate.SweepParams) beside its training-chosen operating point")
+	f.Float64("lambda", evaluate.DefaultLambda, "λ: hours of interruption an hour of overlap costs (cost = interruption + λ·overlap)")
 	f.Int("workers", 0, "windows replayed at once (0 = GOMAXPROCS); the output does not depend on it")
 	f.Bool("progress", d.Progress, "draw progress on stderr when it is a terminal")
 	return cmd
@@ -98,12 +111,27 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
+	lambda, _ := cmd.Flags().GetFloat64("lambda")
+	if !(lambda >= 0) || math.IsInf(lambda, 1) {
+		return usagef("--lambda %v: want a finite number >= 0", lambda)
+	}
+	margins, err := parseMargins(cmd)
+	if err != nil {
+		return err
+	}
+	if len(margins) > 0 && c.Margin != 0 {
+		return usagef("--margin and --margins: give one")
+	}
 	policies, err := evaluate.ParsePolicies(c.Policy, thetas, int64(c.Margin/time.Second))
 	if err != nil {
 		if errors.Is(err, evaluate.ErrPolicy) {
 			return usageError{err}
 		}
 		return err
+	}
+	policies = evaluate.SweepMargins(policies, margins)
+	if sweep, _ := cmd.Flags().GetBool("sweep"); sweep {
+		policies = evaluate.SweepModels(policies)
 	}
 	tjobs, err := trace.ReadAll(c.Trace)
 	if err != nil {
@@ -116,7 +144,7 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 		}
 		return err
 	}
-	opts := evaluate.Options{Features: fo, DecisionSec: int64(c.Decision / time.Second), Workers: c.Workers}
+	opts := evaluate.Options{Features: fo, DecisionSec: int64(c.Decision / time.Second), Workers: c.Workers, Lambda: lambda}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -136,7 +164,7 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 		}
 		return err
 	}
-	m := evaluate.Compute(res.Rows)
+	m := evaluate.Compute(res.Rows, lambda)
 	if err := evaluate.WriteDir(c.Output, m, res.Rows); err != nil {
 		return err
 	}
@@ -150,19 +178,57 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 		_, err = fmt.Fprintln(g.stdout, string(b))
 		return err
 	}
-	fmt.Fprintf(g.stdout, "%s: %d windows in %.1f s\n", p.Name, m.Windows, sum.WallSec)
-	fmt.Fprintf(g.stdout, "%-28s %8s %8s %8s %6s %8s %8s %8s %10s %8s\n",
-		"policy", "mean_i_h", "med_i_h", "p90_i_h", "zero", "rescued", "reduct", "ovl_h", "waste_nh", "gap_h")
-	for _, name := range res.Policies {
-		s := m.Policies[name].Summary
-		gap := "-"
-		if s.GapToOracleInterruptionH != nil {
-			gap = fmt.Sprintf("%.2f", *s.GapToOracleInterruptionH)
-		}
-		fmt.Fprintf(g.stdout, "%-28s %8.2f %8.2f %8.2f %6.3f %8.3f %8.3f %8.2f %10.1f %8s\n", name,
-			s.MeanInterruptionH, s.MedianInterruptionH, s.P90InterruptionH, s.ZeroInterruptionShare,
-			s.RescuedShare, s.InterruptionReduction, s.MeanOverlapH, s.WastedNodeH, gap)
-	}
+	fmt.Fprintf(g.stdout, "%s: %d windows in %.1f s; cost = interruption + %g·overlap (h)\n", p.Name, m.Windows, sum.WallSec, m.Lambda)
+	printEvaluateTables(g.stdout, res.Policies, m)
 	fmt.Fprintf(g.stdout, "wrote %s and %s\n", filepath.Join(c.Output, "metrics.json"), filepath.Join(c.Output, "windows.csv"))
 	return nil
+}
+
+// parseMargins reads --margins: durations, comma-separated, in whole
+// seconds ("0" allowed).
+func parseMargins(cmd *cobra.Command) ([]int64, error) {
+	s, _ := cmd.Flags().GetString("margins")
+	var out []int64
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		d, err := time.ParseDuration(f)
+		if f == "0" {
+			d, err = 0, nil
+		}
+		if err != nil || d < 0 || d%time.Second != 0 {
+			return nil, usagef("--margins %q: want durations in whole seconds separated by commas", s)
+		}
+		out = append(out, int64(d/time.Second))
+	}
+	return out, nil
+}
+
+// printEvaluateTables writes one table per chain size: the policies in
+// order, with their cost, the share of oracle-cost's cost and the gap to
+// the oracle's interruption.
+func printEvaluateTables(w io.Writer, policies []string, m evaluate.Metrics) {
+	opt := func(v *float64, format string) string {
+		if v == nil {
+			return "-"
+		}
+		return fmt.Sprintf(format, *v)
+	}
+	for _, n := range m.ChainNodes {
+		k := strconv.Itoa(n)
+		fmt.Fprintf(w, "\nchains of %d node(s)\n", n)
+		fmt.Fprintf(w, "%-28s %5s %8s %8s %6s %8s %8s %8s %8s %8s %10s %8s\n",
+			"policy", "win", "mean_i_h", "p90_i_h", "zero", "rescued", "reduct", "ovl_h", "cost_h", "vs_ocost", "waste_nh", "gap_h")
+		for _, name := range policies {
+			s, ok := m.Policies[name].ByChain[k]
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(w, "%-28s %5d %8.2f %8.2f %6.3f %8.3f %8.3f %8.2f %8.2f %8s %10.1f %8s\n", name, s.Windows,
+				s.MeanInterruptionH, s.P90InterruptionH, s.ZeroInterruptionShare, s.RescuedShare,
+				s.InterruptionReduction, s.MeanOverlapH, s.MeanCostH, opt(s.CostVsOracleCost, "%.3f"),
+				s.WastedNodeH, opt(s.GapToOracleInterruptionH, "%.2f"))
+		}
+	}
 }

@@ -21,7 +21,7 @@ func TestFeaturesBuild_JSONSummary(t *testing.T) {
 			out := filepath.Join(dir, protocol+".parquet")
 			stdout, stderr, code := run(t, "features", "build", "--trace", tr, "--protocol", protocol,
 				"--start", "2022-10-31T00:00:00", "--windows", "2", "--interval", "1h", "--chain-nodes", "1,2",
-				"-o", out, "--json")
+				"--probes", "7", "-o", out, "--json")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -44,11 +44,41 @@ func TestFeaturesBuild_JSONSummary(t *testing.T) {
 	}
 }
 
+// TestFeaturesBuild_Grid checks --probes grid: every label is on the
+// 10-minute decision grid from P's submission (or P's start or end), and
+// a window has many more labels than the artifact's 7.
+func TestFeaturesBuild_Grid(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.parquet")
+	in := filepath.Join(testenv.Root(), "data", "synth-500.sacct")
+	if _, stderr, code := run(t, "ingest", "--tz", "America/Chicago", "-o", tr, in); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(dir, "grid.parquet")
+	stdout, stderr, code := run(t, "features", "build", "--trace", tr, "--protocol", "mirage-ls6", "--probes", "grid",
+		"--grid-dense", "6h", "--start", "2022-10-31T00:00:00", "--windows", "2", "--interval", "1h", "--chain-nodes", "1", "-o", out, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var s struct {
+		Samples int `json:"samples"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	// P runs 48 h: 6 h every 10 minutes (36) plus hourly before (>= 42).
+	if s.Samples < 2*(36+42) {
+		t.Errorf("%d grid samples for 2 windows, want at least %d", s.Samples, 2*(36+42))
+	}
+}
+
 func TestFeaturesBuild_UsageErrors(t *testing.T) {
 	for name, args := range map[string][]string{
 		"UnknownProtocol": {"features", "build", "--trace", "x", "--protocol", "nope", "-o", "y"},
 		"NoOutput":        {"features", "build", "--trace", "x"},
 		"BadChainNodes":   {"features", "build", "--trace", "x", "--chain-nodes", "1,a", "-o", "y"},
+		"BadProbes":       {"features", "build", "--trace", "x", "--probes", "some", "-o", "y"},
+		"DenseNoGrid":     {"features", "build", "--trace", "x", "--protocol", "mirage-ls6", "--grid-dense", "12h", "-o", "y"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, stderr, code := run(t, args...); code != exitUsage {

@@ -17,7 +17,8 @@ func newReportCommand(g *globalOptions) *cobra.Command {
 		Long: `Read DIR/metrics.json and DIR/windows.csv (from mirage evaluate -o DIR) and write
 into DIR, as PNG and SVG: the CDFs of interruption and of overlap per policy, the
 zero-interruption share per policy by load class, and the interruption-overlap
-trade-off (θ sweeps as curves, the oracle marked); with --trace, the trace's
+trade-off (θ and margin sweeps as curves, both oracles marked), with a panel
+per chain size when there are several; with --trace, the trace's
 wait-time CDF; with --predictions (repeatable; mirage predict outputs on labelled
 samples), predicted vs actual r, one series per model with its MAE and count;
 for each DQN model, its training curve (dqn-curve-NAME: episode return, raw and
@@ -26,7 +27,8 @@ DQN models are the evaluation's dqn:MODEL policies, MODEL read as written
 (relative to the current directory; one that cannot be read is skipped with a
 warning), and those named with --dqn (repeatable; a --dqn path ending in MODEL
 stands for that policy; a missing one is an error). Then write DIR/report.html,
-one self-contained page (figures inlined, metric tables, the windows and the
+one self-contained page (figures inlined, metric tables per chain size with
+cost and λ, the frontier, the windows and the
 model manifests summarised), and print its path.
 
 ` + exitCodesHelp,

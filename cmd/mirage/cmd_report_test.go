@@ -21,7 +21,7 @@ func TestReport_PrintsPath(t *testing.T) {
 		{Policy: "reactive", ChainNodes: 1, Window: 0, RSec: 7200, ReactiveRSec: 7200},
 		{Policy: "oracle", ChainNodes: 1, Window: 0, RSec: -600, ReactiveRSec: 7200},
 	}
-	if err := evaluate.WriteDir(dir, evaluate.Compute(rows), rows); err != nil {
+	if err := evaluate.WriteDir(dir, evaluate.Compute(rows, evaluate.DefaultLambda), rows); err != nil {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := run(t, "report", dir)
@@ -49,7 +49,7 @@ func TestReport_Predictions(t *testing.T) {
 		{Policy: "reactive", ChainNodes: 1, Window: 0, RSec: 7200, ReactiveRSec: 7200},
 		{Policy: "oracle", ChainNodes: 1, Window: 0, RSec: -600, ReactiveRSec: 7200},
 	}
-	if err := evaluate.WriteDir(dir, evaluate.Compute(rows), rows); err != nil {
+	if err := evaluate.WriteDir(dir, evaluate.Compute(rows, evaluate.DefaultLambda), rows); err != nil {
 		t.Fatal(err)
 	}
 	s := &features.Samples{WindowID: []int32{0, 1}, ChainNodes: []int32{1, 1},
@@ -111,7 +111,7 @@ func TestReport_DQN(t *testing.T) {
 		{Policy: "oracle", ChainNodes: 1, Window: 0, RSec: -600, ReactiveRSec: 7200},
 		{Policy: "dqn:models/m", ChainNodes: 1, Window: 0, RSec: 600, ReactiveRSec: 7200},
 	}
-	if err := evaluate.WriteDir(dir, evaluate.Compute(rows), rows); err != nil {
+	if err := evaluate.WriteDir(dir, evaluate.Compute(rows, evaluate.DefaultLambda), rows); err != nil {
 		t.Fatal(err)
 	}
 	model := filepath.Join(t.TempDir(), "runs", "models", "m")

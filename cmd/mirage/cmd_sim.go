@@ -49,6 +49,7 @@ center decides whether to trust the simulator for its cluster.
 	f.Bool("infer-deps", d.InferDeps, "infer dependencies: hold a job that started right after a same-user job ended until that job ends")
 	f.Bool("infer-capacity", d.InferCapacity, "infer a capacity timeline from the trace's busy nodes (the most busy at once per bucket)")
 	f.Duration("capacity-bucket", d.CapacityBucket, "capacity inference: bucket width")
+	f.Bool("capacity-lookahead", false, "capacity inference: the old non-causal inference (each bucket's peak from its start) instead of the causal one (the previous bucket's peak, raised when a higher busy count is first seen)")
 	f.Int("capacity-smooth", d.CapacitySmooth, "capacity inference: widen each bucket's maximum over this many buckets on either side")
 	f.Int("capacity-headroom", d.CapacityHeadroom, "capacity inference: nodes added to each bucket's maximum")
 	f.Duration("capacity-min-pending", d.CapacityMinPending, "capacity inference: lower capacity only in buckets where a job pending then waited at least this long (0 = everywhere)")
@@ -254,6 +255,7 @@ func inferCapacity(tjobs []trace.Job, jobs []sim.Job, opts sim.FromTraceOptions,
 		Smooth:        c.CapacitySmooth,
 		Headroom:      c.CapacityHeadroom,
 		MinPendingSec: int64(c.CapacityMinPending / time.Second),
+		Causal:        !c.CapacityLookahead,
 	}), nil
 }
 

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -45,7 +47,10 @@ as the policy dqn:DIR in mirage evaluate.
 	}
 	f := cmd.Flags()
 	d := defaultConfig().Train
-	f.String("model", d.Model, "model: forest, xgboost or dqn")
+	f.String("model", d.Model, "model: forest, xgboost, dqn, or estimate (no model: choose the margin of the scheduler's own start estimate)")
+	f.String("target", d.Target, "forest/xgboost: what to predict: r (Q.start - P.end, hours), interrupt (P(r > 0), binary:logistic, calibrated) or wait (Q's wait, hours)")
+	f.Duration("overlap-budget", d.OverlapBudget, "operating point: the most mean overlap per window; the rule's parameter (theta, tau or margin) is chosen per chain size by time-blocked CV on the training windows")
+	f.Bool("unweighted", false, "ignore the samples' row weights (by default every window weighs the same)")
 	f.String("trace", "", "dqn: trace file (Parquet); the episodes are windows of --protocol's training period")
 	f.String("protocol", "", "dqn: features protocol (e.g. ls6, mirage-ls6)")
 	f.Int("episodes", 0, "dqn: training episodes (0 = default)")
@@ -157,11 +162,13 @@ func resolveDevice(g *globalOptions, s string) (train.Device, error) {
 
 // trainSummary is the JSON of `mirage train`.
 type trainSummary struct {
-	Model   string   `json:"model"`
-	Output  string   `json:"output"`
-	Rows    int      `json:"rows"`
-	WallSec float64  `json:"wall_sec"`
-	CV      *trainCV `json:"cv,omitempty"`
+	Model          string                `json:"model"`
+	Target         string                `json:"target,omitempty"`
+	OperatingPoint *train.OperatingPoint `json:"operating_point,omitempty"`
+	Output         string                `json:"output"`
+	Rows           int                   `json:"rows"`
+	WallSec        float64               `json:"wall_sec"`
+	CV             *trainCV              `json:"cv,omitempty"`
 }
 
 type trainCV struct {
@@ -180,7 +187,26 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	if c.Samples == "" || c.Output == "" {
 		return usagef("train: --samples and -o are required")
 	}
+	if c.OverlapBudget < 0 {
+		return usagef("train: --overlap-budget %s < 0", c.OverlapBudget)
+	}
+	budgetH := c.OverlapBudget.Hours()
+	if c.Model == train.KindEstimate {
+		s, meta, err := train.ReadSamples(cmd.Context(), c.Samples)
+		if err != nil {
+			return err
+		}
+		m, err := train.RunEstimate(s, meta, c.Output, train.Options{OverlapBudgetH: budgetH, Version: version})
+		if err != nil {
+			return err
+		}
+		return printOperatingPoint(g, m, c.Output)
+	}
 	kind, err := train.ParseKind(c.Model)
+	if err != nil {
+		return usageError{err}
+	}
+	target, err := train.ParseTarget(c.Target)
 	if err != nil {
 		return usageError{err}
 	}
@@ -196,13 +222,20 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	if p.Device, err = resolveDevice(g, c.Device); err != nil {
 		return err
 	}
-	opts := train.Options{Params: p, K: c.CV, Version: version}
+	opts := train.Options{Params: p, K: c.CV, Version: version, Target: target, OverlapBudgetH: budgetH, Unweighted: c.Unweighted}
 	m, err := train.Run(cmd.Context(), s, meta, c.Output, opts)
 	if err != nil {
 		return err
 	}
-	sum := trainSummary{Model: m.Kind, Output: c.Output, Rows: m.Rows, WallSec: time.Since(began).Seconds()}
-	if m.CV != nil {
+	sum := trainSummary{Model: m.Kind, Target: m.Target, Output: c.Output, Rows: m.Rows, WallSec: time.Since(began).Seconds(),
+		OperatingPoint: m.OperatingPoint}
+	if m.CV != nil && m.CV.Calibration != nil {
+		for _, n := range m.ChainNodes {
+			b := m.CV.CalibrationByChain[n]
+			g.log().Info("cv calibration", "model", m.Kind, "chain_nodes", n, "rows", b.Rows, "brier", b.Brier,
+				"brier_base_rate", b.BrierBaseRate, "log_loss", b.LogLoss)
+		}
+	} else if m.CV != nil {
 		o := m.CV.Overall
 		sum.CV = &trainCV{Folds: len(m.CV.Folds), MAEH: o.MAEH, RMSEH: o.RMSEH, Within1H: o.Within1H, SignAccuracy: o.SignAccuracy}
 		for _, n := range m.ChainNodes {
@@ -219,13 +252,53 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 		_, err = fmt.Fprintln(g.stdout, string(b))
 		return err
 	}
-	fmt.Fprintf(g.stdout, "%s: %d rows, %d rounds, %.1f s\n", m.Kind, m.Rows, m.Rounds, sum.WallSec)
-	if sum.CV != nil {
+	fmt.Fprintf(g.stdout, "%s (target %s): %d rows, %d rounds, %.1f s\n", m.Kind, m.Target, m.Rows, m.Rounds, sum.WallSec)
+	if cal := m.CV; cal != nil && cal.Calibration != nil {
+		fmt.Fprintf(g.stdout, "cv (%d folds): Brier %.4f (base rate alone %.4f), log loss %.4f\n",
+			len(cal.Folds), cal.Calibration.Brier, cal.Calibration.BrierBaseRate, cal.Calibration.LogLoss)
+	} else if sum.CV != nil {
 		fmt.Fprintf(g.stdout, "cv (%d folds): MAE %.2f h, RMSE %.2f h, within 1 h %.1f%%, sign accuracy %.1f%%\n",
 			sum.CV.Folds, sum.CV.MAEH, sum.CV.RMSEH, 100*sum.CV.Within1H, 100*sum.CV.SignAccuracy)
 	}
+	writeOperatingPoint(g, m.OperatingPoint)
 	fmt.Fprintf(g.stdout, "wrote %s\n", c.Output)
 	return nil
+}
+
+// writeOperatingPoint prints the chosen parameter per chain size.
+func writeOperatingPoint(g *globalOptions, op *train.OperatingPoint) {
+	if op == nil {
+		return
+	}
+	keys := make([]string, 0, len(op.ByChain))
+	for k := range op.ByChain {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Compare(len(a), len(b))*2 + cmp.Compare(a, b) })
+	for _, k := range keys {
+		c := op.ByChain[k]
+		note := ""
+		if !c.WithinBudget {
+			note = " (no parameter within the budget: least overlap)"
+		}
+		fmt.Fprintf(g.stdout, "operating point, %s-node chains (budget %.2g h, training CV): %s = %.4g -> %.1f%% less interruption, %.2f h mean overlap%s\n",
+			k, op.BudgetH, op.Param, c.Value, 100*c.InterruptionReduction, c.MeanOverlapH, note)
+	}
+}
+
+// printOperatingPoint is the output of train --model estimate.
+func printOperatingPoint(g *globalOptions, m *train.Manifest, dir string) error {
+	if g.cfg.JSON {
+		b, err := json.MarshalIndent(trainSummary{Model: m.Kind, Target: m.Target, Output: dir, Rows: m.Rows, OperatingPoint: m.OperatingPoint}, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(g.stdout, string(b))
+		return err
+	}
+	writeOperatingPoint(g, m.OperatingPoint)
+	_, err := fmt.Fprintf(g.stdout, "wrote %s\n", dir)
+	return err
 }
 
 // runTrainDQN trains the Deep Q-Network provisioner in the simulator.

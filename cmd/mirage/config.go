@@ -61,6 +61,13 @@ type TrainConfig struct {
 	Threads int    `mapstructure:"threads"`
 	Seed    uint64 `mapstructure:"seed"`
 	Device  string `mapstructure:"device"`
+	// Target is r, interrupt or wait (train.Target).
+	Target string `mapstructure:"target"`
+	// OverlapBudget is the operating point's budget of mean overlap per
+	// window.
+	OverlapBudget time.Duration `mapstructure:"overlap_budget"`
+	// Unweighted ignores the samples' row weights.
+	Unweighted bool `mapstructure:"unweighted"`
 	// DQN: the trace and features protocol whose training windows are the
 	// episodes, and the episode budget (0 = the DQN default).
 	Trace    string `mapstructure:"trace"`
@@ -136,6 +143,8 @@ type SimConfig struct {
 	CapacitySmooth     int           `mapstructure:"capacity_smooth"`
 	CapacityHeadroom   int           `mapstructure:"capacity_headroom"`
 	CapacityMinPending time.Duration `mapstructure:"capacity_min_pending"`
+	// CapacityLookahead selects the non-causal capacity inference.
+	CapacityLookahead bool `mapstructure:"capacity_lookahead"`
 }
 
 // IngestConfig configures `mirage ingest`.
@@ -247,7 +256,7 @@ func defaultConfig() Config {
 		Ingest:   IngestConfig{Format: "auto", Progress: true},
 		Sim:      SimConfig{Profile: "default", TZ: "UTC", CapacityBucket: 24 * time.Hour},
 		Features: FeaturesConfig{Protocol: "mirage-ls6", Progress: true},
-		Train:    TrainConfig{Model: "forest", CV: 5, Seed: 1, Device: "cpu"},
+		Train:    TrainConfig{Model: "forest", CV: 5, Seed: 1, Device: "cpu", Target: "r", OverlapBudget: time.Hour},
 		Evaluate: EvaluateConfig{Protocol: "mirage-ls6-val", Policy: "reactive,immediate,avg,slurm-estimate,oracle",
 			Decision: 10 * time.Minute, Progress: true},
 		Synth: SynthConfig{

@@ -23,7 +23,10 @@ type Model struct {
 	Objective string
 	// Version is the XGBoost version that saved the model.
 	Version [3]int
-	trees   []tree
+	// Logistic is set for binary:logistic and reg:logistic: the
+	// prediction is the sigmoid of the margin, a probability.
+	Logistic bool
+	trees    []tree
 }
 
 type tree struct {
@@ -38,6 +41,10 @@ var identity = map[string]bool{
 	"reg:squarederror": true, "reg:pseudohubererror": true, "reg:linear": true,
 	"reg:absoluteerror": true, "reg:quantileerror": true,
 }
+
+// logistic lists the objectives whose prediction is the sigmoid of the
+// margin; their base_score is a probability.
+var logistic = map[string]bool{"binary:logistic": true, "reg:logistic": true}
 
 type flexBool bool
 
@@ -94,7 +101,7 @@ func Parse(data []byte) (*Model, error) {
 	if l.Booster.Name != "gbtree" {
 		return nil, fmt.Errorf("%w: booster %q", ErrUnsupported, l.Booster.Name)
 	}
-	if !identity[l.Objective.Name] {
+	if !identity[l.Objective.Name] && !logistic[l.Objective.Name] {
 		return nil, fmt.Errorf("%w: objective %q", ErrUnsupported, l.Objective.Name)
 	}
 	for _, s := range []string{l.Param.NumTarget, l.Param.NumClass} {
@@ -111,6 +118,13 @@ func Parse(data []byte) (*Model, error) {
 		return nil, fmt.Errorf("xgbjson: num_feature %q: %w", l.Param.NumFeature, err)
 	}
 	m := &Model{BaseScore: float32(bs), NumFeature: nf, Objective: l.Objective.Name, Version: j.Version}
+	if logistic[l.Objective.Name] {
+		if bs <= 0 || bs >= 1 {
+			return nil, fmt.Errorf("xgbjson: logistic base_score %v not in (0, 1)", bs)
+		}
+		m.Logistic = true
+		m.BaseScore = float32(math.Log(bs / (1 - bs))) // the margin
+	}
 	for ti, t := range l.Booster.Model.Trees {
 		n := len(t.Left)
 		if len(t.Right) != n || len(t.Indices) != n || len(t.Conditions) != n || len(t.DefLeft) != n {
@@ -143,12 +157,15 @@ func Parse(data []byte) (*Model, error) {
 func (m *Model) NumTrees() int { return len(m.trees) }
 
 // Predict returns the prediction for one row of NumFeature values (NaN
-// for missing). It panics if len(row) < NumFeature.
+// for missing): the margin, or its sigmoid for a logistic objective. It panics if len(row) < NumFeature.
 func (m *Model) Predict(row []float32) float32 {
 	_ = row[m.NumFeature-1]
 	sum := m.BaseScore
 	for t := range m.trees {
 		sum += m.trees[t].leaf(row)
+	}
+	if m.Logistic {
+		return float32(1 / (1 + math.Exp(-float64(sum))))
 	}
 	return sum
 }

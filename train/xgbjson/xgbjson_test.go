@@ -3,6 +3,7 @@ package xgbjson
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -33,11 +34,41 @@ func TestModel_Predict(t *testing.T) {
 
 func TestParse_Unsupported(t *testing.T) {
 	for _, s := range []string{
-		`{"learner":{"learner_model_param":{"base_score":"0","num_feature":"1"},"objective":{"name":"binary:logistic"},"gradient_booster":{"name":"gbtree"}}}`,
+		`{"learner":{"learner_model_param":{"base_score":"0","num_feature":"1"},"objective":{"name":"reg:gamma"},"gradient_booster":{"name":"gbtree"}}}`,
 		`{"learner":{"learner_model_param":{"base_score":"0","num_feature":"1"},"objective":{"name":"reg:squarederror"},"gradient_booster":{"name":"dart"}}}`,
 	} {
 		if _, err := Parse([]byte(s)); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("Parse = %v, want ErrUnsupported", err)
 		}
+	}
+}
+
+// TestPredict_Logistic checks the sigmoid link of binary:logistic: the
+// margin starts at logit(base_score) and the prediction is a probability.
+func TestPredict_Logistic(t *testing.T) {
+	js := `{"version":[1,7,4],"learner":{"learner_model_param":{"base_score":"2E-1","num_feature":"1"},
+	"objective":{"name":"binary:logistic"},"gradient_booster":{"name":"gbtree","model":{"trees":[
+	{"left_children":[1,-1,-1],"right_children":[2,-1,-1],"split_indices":[0,0,0],"split_conditions":[1,-1,1.5],
+	 "default_left":[1,0,0],"split_type":[0,0,0],"categories":[]}]}}}}`
+	m, err := Parse([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Logistic {
+		t.Fatal("Logistic = false")
+	}
+	sig := func(x float64) float32 { return float32(1 / (1 + math.Exp(-x))) }
+	logit := math.Log(0.2 / 0.8)
+	for _, c := range []struct {
+		x    float32
+		want float32
+	}{{0, sig(logit - 1)}, {2, sig(logit + 1.5)}} {
+		if got := m.Predict([]float32{c.x}); math.Abs(float64(got-c.want)) > 1e-6 {
+			t.Errorf("Predict(%v) = %v, want %v", c.x, got, c.want)
+		}
+	}
+	bad := strings.Replace(js, "2E-1", "1", 1)
+	if _, err := Parse([]byte(bad)); err == nil {
+		t.Error("base_score 1 accepted for a logistic model")
 	}
 }
