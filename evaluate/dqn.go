@@ -7,8 +7,11 @@ import (
 	"github.com/mirage-hpc/mirage/train/dqn"
 )
 
-// DQN submits Q when the DQN's greedy action at the decision time is
-// submit (arg-max of the Q-values; ties wait). It is deterministic.
+// DQN submits Q when the DQN's advantage of submitting at the decision
+// time reaches its manifest's operating point (a bias chosen on held-out
+// training windows for an overlap budget), or, without one, when its
+// greedy action is submit (arg-max of the Q-values; ties wait). It is
+// deterministic.
 type DQN struct {
 	Label string
 	Model *dqn.Model
@@ -34,5 +37,5 @@ func (p *DQN) Decide(c *DecisionContext) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return p.Model.Submit(f), nil
+	return p.Model.SubmitAt(f, int(c.Q.Nodes)), nil
 }

@@ -159,7 +159,7 @@ func paramFor(param *float64, op *train.OperatingPoint, t train.Target, nodes in
 		return op.For(nodes).Value
 	case t == train.TargetR:
 		return train.DefaultThetaHours
-	case t == train.TargetInterrupt:
+	case t.Classification():
 		return 0.5
 	}
 	return 0
@@ -237,13 +237,14 @@ func (p *TrainedEstimate) Decide(c *DecisionContext) (bool, error) {
 var SweepParams = map[train.Target][]float64{
 	train.TargetR:         {0, 0.25, 0.5, 1, 2, 4},
 	train.TargetInterrupt: {0.05, 0.1, 0.2, 0.3, 0.5, 0.7},
+	train.TargetCliff:     {0.05, 0.1, 0.2, 0.3, 0.5, 0.7},
 	train.TargetWait:      {-1, 0, 0.5, 1, 2, 4},
 }
 
 // sweepSymbol names a target's parameter in a policy name.
 func sweepSymbol(t train.Target) string {
 	switch t {
-	case train.TargetInterrupt:
+	case train.TargetInterrupt, train.TargetCliff:
 		return "τ"
 	case train.TargetWait:
 		return "margin"

@@ -8,7 +8,8 @@
 # SEED (1), TRACE (a user's trace, sacct or SWF: skip synth and ingest it
 # instead), ZONE (its time zone, default America/Chicago), NODES (partition
 # size for the training samples), TRAIN_WINDOWS (300), VAL_WINDOWS (60),
-# INTERVAL (6h; whole hours), THETA (model thresholds swept, hours),
+# INTERVAL (6h; whole hours), OVERLAP_BUDGET (1h: the mean overlap per
+# window every policy parameter is chosen for, by CV on the training windows),
 # DQN_EPISODES (100: the DQN's training episodes).
 #
 # Training windows start the day after the first submission; validation
@@ -26,7 +27,7 @@ NODES=${NODES:-}
 TRAIN_WINDOWS=${TRAIN_WINDOWS:-300}
 VAL_WINDOWS=${VAL_WINDOWS:-60}
 INTERVAL=${INTERVAL:-6h}
-THETA=${THETA:-0.25,0.5,1,2}
+OVERLAP_BUDGET=${OVERLAP_BUDGET:-1h}
 DQN_EPISODES=${DQN_EPISODES:-100}
 LOG=(--log-level warn)
 
@@ -67,12 +68,19 @@ fi
 
 stage "features build: $TRAIN_WINDOWS training windows from $train_start, every $INTERVAL"
 "$BIN" features build --trace "$OUT/$name.parquet" --protocol mirage-ls6 "${windows[@]}" \
-	-o "$OUT/train.parquet" "${LOG[@]}"
+	--probes grid -o "$OUT/train.parquet" "${LOG[@]}"
 
+# Every policy's parameter (θ, τ, margin) is chosen by time-blocked CV on
+# the training windows for a mean overlap of at most OVERLAP_BUDGET.
 for m in forest xgboost; do
-	stage "train $m"
-	"$BIN" train --model "$m" --samples "$OUT/train.parquet" --cv 3 -o "$OUT/$m" "${LOG[@]}"
+	stage "train $m (target r)"
+	"$BIN" train --model "$m" --samples "$OUT/train.parquet" --cv 3 --overlap-budget "$OVERLAP_BUDGET" -o "$OUT/$m" "${LOG[@]}"
 done
+stage "train xgboost (target interrupt: P(r > 0), calibrated)"
+"$BIN" train --model xgboost --target interrupt --samples "$OUT/train.parquet" --cv 3 --overlap-budget "$OVERLAP_BUDGET" \
+	-o "$OUT/xgboost-interrupt" "${LOG[@]}"
+stage "train estimate (the margin of the scheduler's own estimate)"
+"$BIN" train --model estimate --samples "$OUT/train.parquet" --overlap-budget "$OVERLAP_BUDGET" -o "$OUT/estimate" "${LOG[@]}"
 
 stage "train dqn: $DQN_EPISODES episodes on the same training windows"
 "$BIN" train --model dqn --trace "$OUT/$name.parquet" --protocol mirage-ls6 "${windows[@]}" \
@@ -95,8 +103,8 @@ done
 stage "evaluate: $VAL_WINDOWS validation windows from $val_start, every $INTERVAL"
 "$BIN" evaluate --trace "$OUT/$name.parquet" --protocol mirage-ls6-val --nodes 1 \
 	--start "$val_start" --windows "$VAL_WINDOWS" --interval "$INTERVAL" \
-	--policy "reactive,immediate,avg,slurm-estimate,oracle,forest:$OUT/forest,xgboost:$OUT/xgboost,dqn:$OUT/dqn" \
-	--theta "$THETA" -o "$OUT/eval" "${LOG[@]}"
+	--policy "reactive,immediate,avg,slurm-estimate,slurm-estimate:$OUT/estimate,oracle,oracle-cost,forest:$OUT/forest,xgboost:$OUT/xgboost,xgboost:$OUT/xgboost-interrupt,dqn:$OUT/dqn" \
+	--sweep -o "$OUT/eval" "${LOG[@]}"
 
 stage "report"
 "$BIN" report --trace "$OUT/$name.parquet" "${preds[@]}" \

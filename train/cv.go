@@ -51,7 +51,7 @@ type FoldResult struct {
 	Rounds      int               `json:"rounds"`
 	Metrics                       // test rows (regressions)
 	ByChain     map[int32]Metrics `json:"by_chain_nodes,omitempty"`
-	// Calibration is the test rows' calibration (TargetInterrupt).
+	// Calibration is the test rows' calibration (TargetInterrupt, TargetCliff).
 	Calibration *Calibration  `json:"calibration,omitempty"`
 	TopFeatures []FeatureGain `json:"top_features"`
 }
@@ -65,7 +65,7 @@ type CVResult struct {
 	Overall Metrics           `json:"overall"`
 	ByChain map[int32]Metrics `json:"by_chain_nodes,omitempty"`
 	// Calibration is over every out-of-fold prediction, and
-	// CalibrationByChain per chain size (TargetInterrupt).
+	// CalibrationByChain per chain size (TargetInterrupt, TargetCliff).
 	Calibration        *Calibration          `json:"calibration,omitempty"`
 	CalibrationByChain map[int32]Calibration `json:"calibration_by_chain_nodes,omitempty"`
 	Rounds             int                   `json:"median_rounds"`

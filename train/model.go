@@ -78,7 +78,7 @@ type Params struct {
 const (
 	ObjectiveSquared     = "reg:squarederror"
 	ObjectivePseudoHuber = "reg:pseudohubererror"
-	// ObjectiveLogistic is the classifier of TargetInterrupt.
+	// ObjectiveLogistic is the classifier of TargetInterrupt and TargetCliff.
 	ObjectiveLogistic = "binary:logistic"
 )
 

@@ -44,10 +44,12 @@ func RuleScore(t Target, pred float64, pRemainingSec float64, estMinusPEndSec fl
 // margin_h.
 func ParamName(t Target) string {
 	switch t {
-	case TargetInterrupt:
+	case TargetInterrupt, TargetCliff:
 		return "tau"
 	case TargetWait, TargetEstimate:
 		return "margin_h"
+	case TargetAdvantage:
+		return "bias_h"
 	}
 	return "theta_h"
 }
@@ -57,8 +59,12 @@ func RuleText(t Target) string {
 	switch t {
 	case TargetInterrupt:
 		return "submit when P(r > 0) >= tau"
+	case TargetCliff:
+		return "submit when P(r > 0 if submitted at the next decision) >= tau"
 	case TargetWait:
 		return "submit when predicted wait >= P's remaining time - margin_h"
+	case TargetAdvantage:
+		return "submit when Q(submit) - Q(wait) + bias_h >= 0 (the DQN's greedy rule with a bias)"
 	case TargetEstimate:
 		return "submit when the scheduler's estimated start of Q (the backfill window's end when Q fits nowhere in it) >= P's expected end - margin_h"
 	}
@@ -68,7 +74,7 @@ func RuleText(t Target) string {
 // ParamOf returns the rule parameter (θ, τ or margin) of a threshold on
 // the score; ThresholdOf is its inverse.
 func ParamOf(t Target, threshold float64) float64 {
-	if t == TargetInterrupt {
+	if t.Classification() {
 		return threshold
 	}
 	return -threshold

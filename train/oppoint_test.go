@@ -145,3 +145,19 @@ func TestProtocols_TrainingNeverReadsValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetLabels_Cliff checks the stopping-shaped label: 1 where the
+// next decision (or, on P's end, this one) interrupts.
+func TestTargetLabels_Cliff(t *testing.T) {
+	s := unitSamples([][]int64{{-7200, -600, 300, 900}, {-60, -30, 0}})
+	got, err := TargetCliff.labels(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0, 1, 1, 1, 0, 0, 0}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("cliff labels %v, want %v", got, want)
+		}
+	}
+}

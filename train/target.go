@@ -18,6 +18,14 @@ const (
 	// starts after P ends (binary:logistic). Rule: submit when the
 	// probability ≥ τ.
 	TargetInterrupt Target = "interrupt"
+	// TargetCliff is the stopping-shaped target: P(r > 0 at the next
+	// decision time of the window's samples), the probability that waiting
+	// one more decision crosses the cliff where Q's start jumps past P's
+	// end (binary:logistic; on P's end, its own r > 0). Rule: submit when
+	// the probability ≥ τ. On the decision grid (features --probes grid)
+	// the next decision is 10 minutes later in the last 24 h before P's
+	// expected end, and an hour later before that.
+	TargetCliff Target = "cliff"
 	// TargetWait is Q's wait in hours if submitted now (regression).
 	// Rule: submit when the predicted wait ≥ P's remaining time − margin,
 	// as an estimate-style rule.
@@ -27,24 +35,29 @@ const (
 	// the same rule as TargetWait; `train --model estimate` only chooses
 	// its margin.
 	TargetEstimate Target = "estimate"
+	// TargetAdvantage is a DQN's advantage of submitting, Q(s, submit) −
+	// Q(s, wait) in its reward's units (hours): no tree model; the DQN's
+	// greedy rule with a bias (submit when advantage + bias ≥ 0), whose
+	// bias train/dqn chooses on held-out training windows.
+	TargetAdvantage Target = "advantage"
 )
 
 // Targets lists the targets a tree model can be trained on.
-var Targets = []Target{TargetR, TargetInterrupt, TargetWait}
+var Targets = []Target{TargetR, TargetInterrupt, TargetCliff, TargetWait}
 
-// ParseTarget parses r, interrupt or wait.
+// ParseTarget parses r, interrupt, cliff or wait.
 func ParseTarget(s string) (Target, error) {
 	switch t := Target(s); t {
-	case TargetR, TargetInterrupt, TargetWait:
+	case TargetR, TargetInterrupt, TargetCliff, TargetWait:
 		return t, nil
 	case "r_hours": // manifests before targets existed
 		return TargetR, nil
 	}
-	return "", fmt.Errorf("target %q: want r, interrupt or wait", s)
+	return "", fmt.Errorf("target %q: want r, interrupt, cliff or wait", s)
 }
 
 // Classification reports whether the target is a probability.
-func (t Target) Classification() bool { return t == TargetInterrupt }
+func (t Target) Classification() bool { return t == TargetInterrupt || t == TargetCliff }
 
 // Objective returns the XGBoost objective for t given the regression
 // objective of the parameters.
@@ -62,6 +75,17 @@ func (t Target) labels(s *features.Samples) ([]float64, error) {
 		return nil, fmt.Errorf("train: %w: no label columns", ErrSamples)
 	}
 	y := make([]float64, s.Len())
+	if t == TargetCliff {
+		for _, u := range Units(s) {
+			for k, row := range u.Rows {
+				next := u.Rows[min(k+1, len(u.Rows)-1)]
+				if s.LabelRSec[next] > 0 {
+					y[row] = 1
+				}
+			}
+		}
+		return y, nil
+	}
 	for i := range y {
 		switch t {
 		case TargetInterrupt:

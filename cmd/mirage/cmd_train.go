@@ -48,7 +48,7 @@ as the policy dqn:DIR in mirage evaluate.
 	f := cmd.Flags()
 	d := defaultConfig().Train
 	f.String("model", d.Model, "model: forest, xgboost, dqn, or estimate (no model: choose the margin of the scheduler's own start estimate)")
-	f.String("target", d.Target, "forest/xgboost: what to predict: r (Q.start - P.end, hours), interrupt (P(r > 0), binary:logistic, calibrated) or wait (Q's wait, hours)")
+	f.String("target", d.Target, "forest/xgboost: what to predict: r (Q.start - P.end, hours), interrupt (P(r > 0), binary:logistic, calibrated), cliff (P(r > 0 at the next decision): does waiting one more step cross the cliff) or wait (Q's wait, hours)")
 	f.Duration("overlap-budget", d.OverlapBudget, "operating point: the most mean overlap per window; the rule's parameter (theta, tau or margin) is chosen per chain size by time-blocked CV on the training windows")
 	f.Bool("unweighted", false, "ignore the samples' row weights (by default every window weighs the same)")
 	f.String("trace", "", "dqn: trace file (Parquet); the episodes are windows of --protocol's training period")
@@ -330,7 +330,9 @@ func runTrainDQN(cmd *cobra.Command, g *globalOptions, c TrainConfig) error {
 	if err != nil {
 		return err
 	}
-	res, err := dqn.Fit(cmd.Context(), dqn.FitOptions{Trace: c.Trace, Protocol: c.Protocol, Spec: &spec, Dir: c.Output, Version: version}, cfg,
+	budgetH := max(c.OverlapBudget.Hours(), 1e-9) // FitOptions: 0 means the default
+	res, err := dqn.Fit(cmd.Context(), dqn.FitOptions{Trace: c.Trace, Protocol: c.Protocol, Spec: &spec, Dir: c.Output, Version: version,
+		OverlapBudgetH: budgetH}, cfg,
 		func(p dqn.CurvePoint) {
 			if p.Episode%50 == 0 {
 				g.log().Info("dqn", "episode", p.Episode, "return", p.Return, "loss", p.Loss, "epsilon", p.Epsilon)

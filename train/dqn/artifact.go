@@ -13,6 +13,7 @@ import (
 	"slices"
 
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/train"
 )
 
 // Artifact file names.
@@ -39,8 +40,12 @@ type Manifest struct {
 	ProtocolSpec *features.Protocol `json:"protocol_spec,omitempty"`
 	TraceDigest  string             `json:"trace_sha256,omitempty"`
 	Training     TrainingSummary    `json:"training"`
-	Versions     map[string]string  `json:"versions,omitempty"`
-	Files        map[string]string  `json:"sha256"` // file name -> hex digest
+	// OperatingPoint is the bias on the advantage of submitting chosen
+	// for an overlap budget on held-out training windows (ChooseBias);
+	// absent: the greedy rule.
+	OperatingPoint *train.OperatingPoint `json:"operating_point,omitempty"`
+	Versions       map[string]string     `json:"versions,omitempty"`
+	Files          map[string]string     `json:"sha256"` // file name -> hex digest
 }
 
 // Architecture describes the MLP: Layers are the sizes from input to
@@ -240,3 +245,15 @@ func (m *Model) Q(dst, x []float64) []float64 {
 // Submit reports whether the greedy action at raw features x is submit
 // (ties wait).
 func (m *Model) Submit(x []float64) bool { return ArgMax(m.Q(nil, x)) == ActionSubmit }
+
+// SubmitAt reports whether to submit at raw features x for a chain of
+// nodes nodes: the advantage Q(submit) − Q(wait) reaches the operating
+// point's threshold (−bias) for that size, or, without an operating
+// point, the greedy action is submit.
+func (m *Model) SubmitAt(x []float64, nodes int) bool {
+	q := m.Q(nil, x)
+	if op := m.Manifest.OperatingPoint; op != nil {
+		return q[ActionSubmit]-q[ActionWait] >= op.For(nodes).Threshold
+	}
+	return ArgMax(q) == ActionSubmit
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/trace"
+	"github.com/mirage-hpc/mirage/train"
 )
 
 // FitOptions says what Fit trains on and where it writes.
@@ -28,6 +29,10 @@ type FitOptions struct {
 	Dir string
 	// Version is the mirage version recorded in the manifest.
 	Version string
+	// OverlapBudgetH is the overlap budget of the bias on the advantage
+	// of submitting (ChooseBias; hours of mean overlap per window); 0
+	// means train.DefaultOverlapBudgetH. Negative: no bias chosen.
+	OverlapBudgetH float64
 }
 
 // Fit trains a DQN on the protocol's training period of a trace and writes
@@ -63,6 +68,15 @@ func Fit(ctx context.Context, opts FitOptions, cfg Config, progress func(CurvePo
 	if err != nil {
 		return nil, err
 	}
+	var op *train.OperatingPoint
+	if b := opts.OverlapBudgetH; b >= 0 && len(res.ValidStart) > 0 {
+		if b == 0 {
+			b = train.DefaultOverlapBudgetH
+		}
+		if op, err = ChooseBias(ctx, env, res.Net, res.Stats, res.ValidStart, b); err != nil {
+			return nil, err
+		}
+	}
 	var curve bytes.Buffer
 	if err := WriteCurveCSV(&curve, res.Curve); err != nil {
 		return nil, err
@@ -70,7 +84,7 @@ func Fit(ctx context.Context, opts FitOptions, cfg Config, progress func(CurvePo
 	m := &Manifest{
 		Kind: "dqn", Features: features.Schema(), FeatureSchemaVersion: features.FeatureSchemaVersion,
 		Standardisation: res.Stats, Config: cfg, Seed: cfg.Seed, Protocol: opts.Protocol, ProtocolSpec: &proto,
-		TraceDigest: digest, Training: Summarise(res),
+		TraceDigest: digest, Training: Summarise(res), OperatingPoint: op,
 		Versions: map[string]string{"mirage": opts.Version},
 	}
 	if err := WriteArtifact(opts.Dir, res.Net, curve.Bytes(), m); err != nil {

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Issue 11's table: for a training protocol P (ls6 or mirage-ls6) on the
+# LS6 trace, build decision-grid samples, choose every policy's operating
+# point by time-blocked CV on the training windows (overlap budget 1 h),
+# train forest and xgboost for each target and a DQN, and evaluate them on
+# P-val. Usage: scripts/operating-points.sh PROTOCOL OUTDIR [TRACE.parquet]
+set -euo pipefail
+P=${1:?protocol: ls6 or mirage-ls6}
+D=${2:?output directory}
+BIN=${BIN:-bin/mirage}
+mkdir -p "$D"
+T=${3:-$D/ls6.parquet}
+if [ ! -f "$T" ]; then
+  "$BIN" ingest --tz America/Chicago --cluster ls6 -o "$T" ../shared/traces/ls6-a100.log --log-level error
+fi
+log() { echo "== $(date -u +%H:%M:%S) $*" >&2; }
+S=$D/$P-grid.parquet
+if [ ! -f "$S" ]; then
+  log features; /usr/bin/time -f "%e s wall %U s user" "$BIN" features build --trace "$T" --protocol "$P" --probes grid -o "$S" --log-level error
+fi
+log estimate; "$BIN" train --model estimate --samples "$S" -o "$D/$P-estimate" --log-level error
+pol="reactive,avg,slurm-estimate,slurm-estimate:$D/$P-estimate,oracle,oracle-cost"
+for m in xgboost forest; do
+  for t in cliff interrupt r wait; do
+    log "$m $t"
+    /usr/bin/time -f "%e s wall" "$BIN" train --model $m --target $t --samples "$S" -o "$D/$P-$m-$t" --threads 2 --log-level error
+    pol="$pol,$m:$D/$P-$m-$t"
+  done
+done
+if [ "${DQN:-1}" = 1 ]; then
+  log dqn; /usr/bin/time -f "%e s wall" "$BIN" train --model dqn --trace "$T" --protocol "$P" -o "$D/$P-dqn" --log-level error
+  pol="$pol,dqn:$D/$P-dqn"
+fi
+log evaluate; /usr/bin/time -f "%e s wall" "$BIN" evaluate --trace "$T" --protocol "$P-val" --policy "$pol" --sweep -o "$D/$P-val" --log-level error
+"$BIN" report --trace "$T" "$D/$P-val" --log-level error || true
+log done
