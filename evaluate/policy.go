@@ -216,20 +216,16 @@ func NewTrainedEstimate(label, dir string) (*TrainedEstimate, error) {
 
 func (p *TrainedEstimate) Name() string { return p.Label }
 
-// MarginSec returns the margin for a chain of nodes nodes, seconds.
-func (p *TrainedEstimate) MarginSec(nodes int) int64 {
-	return int64(math.Round(p.OP.For(nodes).Value * 3600))
-}
-
 // Decide applies train.RuleScore's estimate rule: the estimate, or the
 // backfill window's end when Q fits nowhere in it, ≥ P's expected end −
-// the margin.
+// the margin (the operating point's threshold is −margin, in hours).
 func (p *TrainedEstimate) Decide(c *DecisionContext) (bool, error) {
 	est, ok := c.Sim.EstimatedStart(c.Q)
 	if !ok {
 		est = c.Now + c.Sim.Config().Backfill.WindowSec
 	}
-	return est >= c.ExpectedPEnd()-p.MarginSec(int(c.Q.Nodes)), nil
+	score := train.RuleScore(train.TargetEstimate, 0, 0, float64(est-c.ExpectedPEnd()))
+	return score >= p.OP.For(int(c.Q.Nodes)).Threshold, nil
 }
 
 // SweepParams are the rule parameters `evaluate --sweep` adds per model

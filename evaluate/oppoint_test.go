@@ -1,0 +1,68 @@
+package evaluate
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"testing"
+
+	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/sim"
+	"github.com/mirage-hpc/mirage/train"
+)
+
+// TestOperatingPoint_MatchesReplay checks that choosing an operating point
+// from labelled decision-grid samples (train.ChooseOperatingPoint, what
+// `train --overlap-budget` does with out-of-fold predictions) is the same
+// as replaying the policy with evaluate: with every decision time
+// labelled, the chosen margin of the scheduler's estimate, replayed by
+// Replay on the same windows, gives exactly the interruption and overlap
+// the choice reported.
+func TestOperatingPoint_MatchesReplay(t *testing.T) {
+	ctx := context.Background()
+	jobs := busyJobs(700, 8, 1)
+	o := testOptions(sim.WindowWarm, 2)
+	o.DecisionSec = 600
+	fo := o.Features
+	fo.Grid = &features.GridOptions{DecisionSec: 600, DenseSec: 10 * 86400, SparseSec: 600} // every decision
+	fo.Workers = 2
+	s, _, err := features.Build(ctx, jobs, fo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var est []float64
+	for i, n := range s.Names {
+		if n == "q_est_start_minus_p_end_sec" {
+			est = s.Features[i]
+		}
+	}
+	scores := make([]float64, s.Len())
+	for i := range scores {
+		scores[i] = train.RuleScore(train.TargetEstimate, 0, 0, est[i])
+	}
+	units := train.Units(&s)
+	for _, budget := range []float64{0.25, 1, 3} {
+		op, err := train.ChooseOperatingPoint(train.TargetEstimate, scores, s.LabelRSec, units, budget, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pol := &TrainedEstimate{Label: "est", OP: op}
+		res, err := Replay(ctx, jobs, []Policy{Reactive{}, pol}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := Compute(res.Rows, DefaultLambda)
+		for _, n := range fo.ChainNodes {
+			key := strconv.Itoa(n)
+			want := op.ByChain[key]
+			got := m.Policies["est"].ByChain[key]
+			if got.Windows != want.Windows || math.Abs(got.MeanOverlapH-want.MeanOverlapH) > 1e-9 ||
+				math.Abs(got.MeanInterruptionH-want.MeanInterruptionH) > 1e-9 ||
+				math.Abs(got.InterruptionReduction-want.InterruptionReduction) > 1e-9 {
+				t.Errorf("budget %v, %d nodes: evaluate gives %d windows, %.4f h interruption, %.4f h overlap, reduction %.4f; "+
+					"the operating point said %d, %.4f h, %.4f h, %.4f", budget, n, got.Windows, got.MeanInterruptionH,
+					got.MeanOverlapH, got.InterruptionReduction, want.Windows, want.MeanInterruptionH, want.MeanOverlapH, want.InterruptionReduction)
+			}
+		}
+	}
+}
