@@ -235,6 +235,7 @@ var SweepParams = map[train.Target][]float64{
 	train.TargetInterrupt: {0.05, 0.1, 0.2, 0.3, 0.5, 0.7},
 	train.TargetCliff:     {0.05, 0.1, 0.2, 0.3, 0.5, 0.7},
 	train.TargetWait:      {-1, 0, 0.5, 1, 2, 4},
+	train.TargetDeadline:  {-0.5, 0, 0.25, 0.5, 1, 2},
 }
 
 // sweepSymbol names a target's parameter in a policy name.
@@ -242,7 +243,7 @@ func sweepSymbol(t train.Target) string {
 	switch t {
 	case train.TargetInterrupt, train.TargetCliff:
 		return "τ"
-	case train.TargetWait:
+	case train.TargetWait, train.TargetDeadline:
 		return "margin"
 	}
 	return "θ"

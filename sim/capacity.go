@@ -242,16 +242,7 @@ func starvedBuckets(jobs []Job, minPending, bucket int64) []bucketRun {
 		}
 		rs = append(rs, bucketRun{from: floorDiv(from, bucket), to: floorDiv(j.TraceStart-1, bucket)})
 	}
-	slices.SortFunc(rs, func(a, b bucketRun) int { return cmp.Compare(a.from, b.from) })
-	out := rs[:0]
-	for _, r := range rs {
-		if n := len(out); n > 0 && r.from <= out[n-1].to+1 {
-			out[n-1].to = max(out[n-1].to, r.to)
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
+	return mergeRuns(rs)
 }
 
 // keepStarved returns runs with every bucket outside starved set to nodes.
@@ -306,4 +297,19 @@ func runSteps(runs []bucketRun, nodes int, bucket int64) []CapacityStep {
 		steps = append(steps, CapacityStep{At: (runs[len(runs)-1].to + 1) * bucket, Nodes: nodes, Unannounced: true})
 	}
 	return steps
+}
+
+// mergeRuns sorts bucket ranges by start and merges the overlapping or
+// adjacent ones, in place; values are ignored.
+func mergeRuns(rs []bucketRun) []bucketRun {
+	slices.SortFunc(rs, func(a, b bucketRun) int { return cmp.Compare(a.from, b.from) })
+	out := rs[:0]
+	for _, r := range rs {
+		if n := len(out); n > 0 && r.from <= out[n-1].to+1 {
+			out[n-1].to = max(out[n-1].to, r.to)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }

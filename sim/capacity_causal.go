@@ -1,9 +1,7 @@
 package sim
 
 import (
-	"cmp"
 	"math"
-	"slices"
 )
 
 // capPoint is a raw capacity (busy nodes, before Headroom and the cap)
@@ -154,16 +152,7 @@ func causalStarved(jobs []Job, minPending, bs, b0, last int64) []bucketRun {
 			rs = append(rs, bucketRun{from: from, to: to})
 		}
 	}
-	slices.SortFunc(rs, func(a, b bucketRun) int { return cmp.Compare(a.from, b.from) })
-	out := rs[:0]
-	for _, r := range rs {
-		if n := len(out); n > 0 && r.from <= out[n-1].to+1 {
-			out[n-1].to = max(out[n-1].to, r.to)
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
+	return mergeRuns(rs)
 }
 
 // splitAt returns pts with a point added at each boundary of the bucket

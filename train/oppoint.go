@@ -19,7 +19,8 @@ const DefaultOverlapBudgetH = 1.0
 // any case). The score is the model's prediction for TargetR and
 // TargetInterrupt, and the predicted (or, for TargetEstimate, the
 // scheduler's estimated) start of Q relative to P's expected end for
-// TargetWait and TargetEstimate, in hours. The threshold is −θ (r), τ
+// TargetWait and TargetEstimate, and minus the predicted time to the last
+// safe decision for TargetDeadline, in hours. The threshold is −θ (r), τ
 // (interrupt) or −margin (wait, estimate); see ParamOf and ThresholdOf.
 
 // RuleScore returns the rule's score of one decision from a model's
@@ -34,6 +35,8 @@ func RuleScore(t Target, pred float64, pRemainingSec float64, estMinusPEndSec fl
 	switch t {
 	case TargetWait:
 		return pred - pRemainingSec/3600
+	case TargetDeadline:
+		return -pred
 	case TargetEstimate:
 		return estMinusPEndSec / 3600
 	}
@@ -46,7 +49,7 @@ func ParamName(t Target) string {
 	switch t {
 	case TargetInterrupt, TargetCliff:
 		return "tau"
-	case TargetWait, TargetEstimate:
+	case TargetWait, TargetEstimate, TargetDeadline:
 		return "margin_h"
 	case TargetAdvantage:
 		return "bias_h"
@@ -63,6 +66,8 @@ func RuleText(t Target) string {
 		return "submit when P(r > 0 if submitted at the next decision) >= tau"
 	case TargetWait:
 		return "submit when predicted wait >= P's remaining time - margin_h"
+	case TargetDeadline:
+		return "submit when the predicted time to the last safe decision <= margin_h"
 	case TargetAdvantage:
 		return "submit when Q(submit) - Q(wait) + bias_h >= 0 (the DQN's greedy rule with a bias)"
 	case TargetEstimate:

@@ -161,3 +161,23 @@ func TestTargetLabels_Cliff(t *testing.T) {
 		}
 	}
 }
+
+func TestTargetLabels_Deadline(t *testing.T) {
+	// Window 0: safe until step 1 (r of step 2 > 0); window 1: never
+	// interrupted, safe until P's end; window 2: interrupted from the start.
+	s := unitSamples([][]int64{{-7200, -600, 300, 900}, {-60, -30, 0}, {10, 20}})
+	got, err := TargetDeadline.labels(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := 600.0 / 3600
+	want := []float64{h, 0, -h, -2 * h, 2 * h, h, 0, 0, -h}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Fatalf("deadline labels %v, want %v", got, want)
+		}
+	}
+	if RuleScore(TargetDeadline, 0.5, 0, 0) != -0.5 || ParamOf(TargetDeadline, -0.5) != 0.5 {
+		t.Error("deadline rule: submit when predicted time <= margin")
+	}
+}

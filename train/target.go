@@ -26,6 +26,13 @@ const (
 	// the next decision is 10 minutes later in the last 24 h before P's
 	// expected end, and an hour later before that.
 	TargetCliff Target = "cliff"
+	// TargetDeadline is the time in hours from now to the window's last
+	// safe decision: the latest decision time before the first one whose r
+	// > 0 (P's end if none; the first decision if even that one
+	// interrupts), negative once it has passed (regression). Rule: submit
+	// when the predicted time to the deadline ≤ margin. It is the optimal
+	// stopping time of the hindsight oracle as a continuous label.
+	TargetDeadline Target = "deadline"
 	// TargetWait is Q's wait in hours if submitted now (regression).
 	// Rule: submit when the predicted wait ≥ P's remaining time − margin,
 	// as an estimate-style rule.
@@ -43,17 +50,17 @@ const (
 )
 
 // Targets lists the targets a tree model can be trained on.
-var Targets = []Target{TargetR, TargetInterrupt, TargetCliff, TargetWait}
+var Targets = []Target{TargetR, TargetInterrupt, TargetCliff, TargetDeadline, TargetWait}
 
-// ParseTarget parses r, interrupt, cliff or wait.
+// ParseTarget parses r, interrupt, cliff, deadline or wait.
 func ParseTarget(s string) (Target, error) {
 	switch t := Target(s); t {
-	case TargetR, TargetInterrupt, TargetCliff, TargetWait:
+	case TargetR, TargetInterrupt, TargetCliff, TargetDeadline, TargetWait:
 		return t, nil
 	case "r_hours": // manifests before targets existed
 		return TargetR, nil
 	}
-	return "", fmt.Errorf("target %q: want r, interrupt, cliff or wait", s)
+	return "", fmt.Errorf("target %q: want r, interrupt, cliff, deadline or wait", s)
 }
 
 // Classification reports whether the target is a probability.
@@ -82,6 +89,21 @@ func (t Target) labels(s *features.Samples) ([]float64, error) {
 				if s.LabelRSec[next] > 0 {
 					y[row] = 1
 				}
+			}
+		}
+		return y, nil
+	}
+	if t == TargetDeadline {
+		for _, u := range Units(s) {
+			safe := u.Rows[0]
+			for _, row := range u.Rows {
+				if s.LabelRSec[row] > 0 {
+					break
+				}
+				safe = row
+			}
+			for _, row := range u.Rows {
+				y[row] = float64(s.ProbeTime[safe]-s.ProbeTime[row]) / 3600
 			}
 		}
 		return y, nil

@@ -48,7 +48,7 @@ as the policy dqn:DIR in mirage evaluate.
 	f := cmd.Flags()
 	d := defaultConfig().Train
 	f.String("model", d.Model, "model: forest, xgboost, dqn, or estimate (no model: choose the margin of the scheduler's own start estimate)")
-	f.String("target", d.Target, "forest/xgboost: what to predict: r (Q.start - P.end, hours), interrupt (P(r > 0), binary:logistic, calibrated), cliff (P(r > 0 at the next decision): does waiting one more step cross the cliff) or wait (Q's wait, hours)")
+	f.String("target", d.Target, "forest/xgboost: what to predict: r (Q.start - P.end, hours), interrupt (P(r > 0), binary:logistic, calibrated), cliff (P(r > 0 at the next decision): does waiting one more step cross the cliff), deadline (hours to the last safe decision) or wait (Q's wait, hours)")
 	f.Duration("overlap-budget", d.OverlapBudget, "operating point: the most mean overlap per window; the rule's parameter (theta, tau or margin) is chosen per chain size by time-blocked CV on the training windows")
 	f.Bool("unweighted", false, "ignore the samples' row weights (by default every window weighs the same)")
 	f.String("trace", "", "dqn: trace file (Parquet); the episodes are windows of --protocol's training period")
@@ -72,6 +72,7 @@ as the policy dqn:DIR in mirage evaluate.
 	f.Int("max-depth", 0, "maximum tree depth (0 = model default; config train.params.max_depth)")
 	f.Float64("eta", 0, "learning rate (0 = model default; config train.params.eta)")
 	f.Int("rounds", 0, "maximum boosting rounds, xgboost (0 = default; config train.params.rounds)")
+	f.Bool("no-early-stopping", false, "xgboost: run every --rounds round instead of stopping early on the latest training windows")
 	f.Int("trees", 0, "trees per round, forest (0 = default; config train.params.trees)")
 	return cmd
 }
@@ -128,6 +129,9 @@ func trainParams(cmd *cobra.Command, kind train.Kind, c TrainConfig) (train.Para
 	setPos(&p.MinChildWeight, pc.MinChildWeight)
 	setInt(&p.EarlyStopping, pc.EarlyStopping)
 	setPos(&p.ValidShare, pc.ValidShare)
+	if ne, _ := f.GetBool("no-early-stopping"); ne {
+		p.ValidShare, p.EarlyStopping = 0, 0
+	}
 	if pc.MaxDepth < 0 || pc.Eta < 0 || pc.Rounds < 0 || pc.Trees < 0 || pc.HuberSlope < 0 ||
 		p.Subsample > 1 || p.ColsampleByNode > 1 || p.ValidShare >= 1 {
 		return p, usagef("train: parameters out of range: %+v", pc)

@@ -97,3 +97,77 @@ func writeSamples(t *testing.T, path string, names []string) {
 		t.Fatal(err)
 	}
 }
+
+// TestTrain_TargetsAndOperatingPoint trains each target with an overlap
+// budget and checks the manifest's operating point, then the estimate's
+// margin (which needs its feature) and the usage errors.
+func TestTrain_TargetsAndOperatingPoint(t *testing.T) {
+	dir := t.TempDir()
+	samples := filepath.Join(dir, "s.parquet")
+	writeSamples(t, samples, []string{"a", "b"})
+	for _, target := range []string{"r", "interrupt", "cliff", "deadline", "wait"} {
+		out := filepath.Join(dir, target)
+		stdout, stderr, code := run(t, "train", "--model", "xgboost", "--target", target, "--rounds", "5", "--samples", samples,
+			"-o", out, "--cv", "3", "--overlap-budget", "30m", "--json")
+		if target == "wait" {
+			if code != 2 && code != 1 {
+				t.Errorf("wait without p_remaining_sec: exit %d: %s", code, stderr)
+			}
+			continue
+		}
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", target, code, stderr)
+		}
+		var sum trainSummary
+		if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+			t.Fatalf("%v: %s", err, stdout)
+		}
+		op := sum.OperatingPoint
+		if sum.Target != target || op == nil || op.BudgetH != 0.5 || len(op.ByChain) != 1 {
+			t.Fatalf("%s: summary %s", target, stdout)
+		}
+		if c := op.ByChain["1"]; c.WithinBudget && c.MeanOverlapH > 0.5 {
+			t.Errorf("%s: chosen overlap %v over the 0.5 h budget", target, c.MeanOverlapH)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "cv.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cv struct {
+			Calibration *struct {
+				Brier float64 `json:"brier"`
+			} `json:"calibration"`
+		}
+		if err := json.Unmarshal(b, &cv); err != nil {
+			t.Fatal(err)
+		}
+		if classify := target == "interrupt" || target == "cliff"; classify != (cv.Calibration != nil) {
+			t.Errorf("%s: calibration in cv.json: %v", target, cv.Calibration != nil)
+		}
+	}
+	est := filepath.Join(dir, "estimate")
+	if _, e, code := run(t, "train", "--model", "estimate", "--samples", samples, "-o", est); code == 0 {
+		t.Errorf("estimate without q_est_start_minus_p_end_sec: exit 0: %s", e)
+	}
+	estSamples := filepath.Join(dir, "est.parquet")
+	writeSamples(t, estSamples, []string{"q_est_start_minus_p_end_sec", "b"})
+	stdout, stderr, code := run(t, "train", "--model", "estimate", "--samples", estSamples, "-o", est, "--json")
+	if code != 0 {
+		t.Fatalf("estimate: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(est, "model.json")); !os.IsNotExist(err) {
+		t.Errorf("estimate wrote a model.json: %v", err)
+	}
+	var sum trainSummary
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil || sum.OperatingPoint == nil || sum.OperatingPoint.Param != "margin_h" {
+		t.Errorf("estimate summary: %v %s", err, stdout)
+	}
+	for name, args := range map[string][]string{
+		"BadTarget": {"train", "--target", "cost", "--samples", samples, "-o", est},
+		"NegBudget": {"train", "--overlap-budget", "-1h", "--samples", samples, "-o", est},
+	} {
+		if _, e, code := run(t, args...); code != 3 {
+			t.Errorf("%s: exit %d, want 3: %s", name, code, e)
+		}
+	}
+}
