@@ -15,6 +15,19 @@
 // the grid time of least cost, interruption + λ·overlap (CostH,
 // Options.Lambda), the earliest on ties.
 //
+// A decision at t sees the queue just before the scheduler's events at t
+// (features.Timeline.Advance), and Q submitted at t joins t's main and
+// backfill passes.
+//
+// Model policies (Model: forest:DIR, xgboost:DIR; TrainedEstimate:
+// slurm-estimate:DIR; DQN: dqn:DIR) are one threshold rule each
+// (train.RuleScore), at the rule parameter their manifest's operating
+// point chose per chain size on training windows for an overlap budget
+// (train.ChooseOperatingPoint; the DQN's bias, dqn.ChooseBias); --theta
+// overrides it for models of r, and SweepModels adds fixed parameter
+// values beside it (evaluate --sweep). The validation windows replayed
+// here take no part in any choice.
+//
 // Metrics are pure functions over the per-window rows (Row), which
 // WriteCSV and ReadCSV carry through windows.csv. They are per chain
 // size (PolicyMetrics.ByChain, with load classes inside); the summary

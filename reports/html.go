@@ -24,6 +24,9 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return fmt.Sprintf("%.2f", *v)
 	},
+	"pv":  paramValue,
+	"f4":  func(v float64) string { return fmt.Sprintf("%.4f", v) },
+	"g":   func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) },
 	"utc": func(s int64) string { return time.Unix(s, 0).UTC().Format("2006-01-02 15:04 UTC") },
 	"join": func(v []int) string {
 		s := make([]string, len(v))
@@ -46,6 +49,7 @@ figure { margin: 1em 0; }
 figcaption { font-size: 0.9em; color: #555; }
 img { max-width: 100%; }
 .note { color: #a50; }
+tr.over td { color: #a50; }
 </style>
 </head>
 <body>
@@ -68,7 +72,21 @@ img { max-width: 100%; }
 <tr><th>policy</th><th>trained on</th><th>target</th><th>episodes</th><th>decisions</th><th>gradient steps</th><th>best held-out return (h)</th><th>reactive (h)</th><th>oracle (h)</th><th>weights sha256</th></tr>
 {{range .DQN}}<tr><td>{{.Policy}}</td><td>{{.Protocol}}</td><td>{{.Target}}</td><td>{{.Episodes}}</td><td>{{.Decisions}}</td><td>{{.GradSteps}}</td><td>{{gap .BestValidReturn}}</td><td>{{gap .ValidReactive}}</td><td>{{gap .ValidOracle}}</td><td>{{printf "%.12s" .WeightsSHA256}}</td></tr>
 {{end}}</table>
-{{end}}<h2>Metrics</h2>
+{{end}}{{if .Points}}<h2>Operating points</h2>
+<p>Each model's rule parameter per chain size, chosen on the training windows only: the parameter whose replay of out-of-fold predictions (time-blocked cross-validation) cuts interruption the most with a mean overlap within the budget. Next to it, the policy on this evaluation's validation windows (the model's own policy, or its sweep variant at the chosen value), to see how the training choice held up. Over budget (marked): no parameter met the budget on the training windows and the least overlap was chosen. Default: the chain size was not trained on and the choice over all sizes applies.</p>
+<table>
+<caption>Operating points: training cross-validation vs validation, per chain size.</caption>
+<tr><th>policy</th><th>chain nodes</th><th>target</th><th>parameter</th><th>overlap budget (h)</th><th>training windows</th><th>training reduction</th><th>training mean overlap (h)</th><th>validated as</th><th>validation windows</th><th>validation reduction</th><th>validation mean overlap (h)</th></tr>
+{{range .Points}}<tr{{if not .Train.WithinBudget}} class="over"{{end}}><td>{{.Policy}}</td><td>{{.Chain}}{{if .Default}} (default){{end}}</td><td>{{.Target}}</td><td>{{.Param}} = {{pv .Train.Value}}{{if not .Train.WithinBudget}} (over budget){{end}}</td><td>{{g .BudgetH}}</td><td>{{.Train.Windows}}</td><td>{{pct .Train.InterruptionReduction}}</td><td>{{h .Train.MeanOverlapH}}</td>{{if .Valid}}<td>{{.ValidPolicy}}</td><td>{{.Valid.Windows}}</td><td>{{pct .Valid.InterruptionReduction}}</td><td>{{h .Valid.MeanOverlapH}}</td>{{else}}<td colspan="4">not evaluated at this chain size</td>{{end}}</tr>
+{{end}}</table>
+{{end}}{{if .Calibration}}<h2>Calibration</h2>
+<p>How well each classifier's predicted probabilities match the observed frequencies, on out-of-fold predictions of time-blocked cross-validation on the training windows: the Brier score (mean squared error of the probability; lower is better) next to the Brier score of always predicting the base rate, and the log loss (natural log). The reliability diagrams are among the figures.</p>
+{{range .Calibration}}<table>
+<caption>{{.Policy}}: calibration per chain size, overall and per fold.</caption>
+<tr><th>out-of-fold predictions</th><th>test windows</th><th>rows</th><th>base rate</th><th>Brier</th><th>Brier of the base rate</th><th>log loss</th></tr>
+{{range .Rows}}<tr><td>{{.Name}}</td><td>{{.TestWindows}}</td><td>{{.C.Rows}}</td><td>{{f4 .C.BaseRate}}</td><td>{{f4 .C.Brier}}</td><td>{{f4 .C.BrierBaseRate}}</td><td>{{f4 .C.LogLoss}}</td></tr>
+{{end}}</table>
+{{end}}{{end}}<h2>Metrics</h2>
 <p>Interruption = max(r, 0), overlap = max(−r, 0), r = Q.start − P.end, in hours. Cost = interruption + λ·overlap with λ = {{.Lambda}}: an hour of overlap costs {{.Lambda}} h of interruption. Reduction is 1 − interruption / reactive's; rescued is the share of the windows reactive interrupts brought to zero; cost vs oracle-cost is the mean cost over the cost-optimal oracle's (oracle-cost: in each window the submission time of least cost, the earliest on ties; 1.10 = within 10 % of its cost); gap to oracle is the mean interruption minus the oracle's (oracle: zero interruption with the least overlap). Each table is one chain size: chain sizes are never pooled.</p>
 {{range .Chains}}<h3>Chains of {{.Name}} node(s)</h3>
 <table>
@@ -133,20 +151,32 @@ type htmlPage struct {
 	Protocol Protocol
 	Models   []ModelInfo
 	DQN      []DQNModel
-	Loads    []htmlLoad // the protocol's windows per load class (no rows)
-	Lambda   string
-	Chains   []htmlChain // one per chain size
-	Budgets  []string    // the frontier's, hours
-	Frontier []htmlFrontier
-	Figures  []htmlFigure
-	Notes    []string
+	// Points is the operating-points table; Calibration has one table
+	// per classifier model.
+	Points      []PointRow
+	Calibration []htmlCalibration
+	Loads       []htmlLoad // the protocol's windows per load class (no rows)
+	Lambda      string
+	Chains      []htmlChain // one per chain size
+	Budgets     []string    // the frontier's, hours
+	Frontier    []htmlFrontier
+	Figures     []htmlFigure
+	Notes       []string
 }
 
 // Quote is used by the template for paths.
 func (htmlPage) Quote(s string) string { return fmt.Sprintf("%q", s) }
 
 func renderHTML(title string, rep *Report, pngs [][]byte) ([]byte, error) {
-	pg := htmlPage{Title: title, Protocol: rep.Protocol, Models: rep.Models, DQN: rep.DQN, Notes: rep.Notes}
+	pg := htmlPage{Title: title, Protocol: rep.Protocol, Models: rep.Models, DQN: rep.DQN, Notes: rep.Notes,
+		Points: rep.OperatingPoints}
+	for i := range rep.ModelDirs {
+		if rep.ModelDirs[i].CalibrationFigure != "" {
+			if t := calibrationTable(&rep.ModelDirs[i]); len(t.Rows) > 0 {
+				pg.Calibration = append(pg.Calibration, t)
+			}
+		}
+	}
 	for _, c := range evaluate.LoadClasses {
 		pg.Loads = append(pg.Loads, htmlLoad{Name: c, N: rep.Protocol.LoadWindows[c]})
 	}

@@ -21,6 +21,7 @@ func newPlots(f *Figure) ([]*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
+		p.Legend.Left = f.LegendLeft
 		return []*plot.Plot{p}, nil
 	}
 	for _, s := range f.Series {
@@ -48,6 +49,7 @@ func newPlots(f *Figure) ([]*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
+		p.Legend.Left = f.LegendLeft
 		lo, hi = min(lo, p.X.Min), max(hi, p.X.Max)
 		ps[k] = p
 	}
@@ -159,6 +161,10 @@ func newPlot(title, xLabel, yLabel string, series []Series) (*plot.Plot, error) 
 				sc.Shape = draw.PyramidGlyph{}
 				sc.Radius = vg.Points(5)
 				sc.Color = plotutil.Color(1)
+			case "chosen": // an operating point
+				sc.Shape = draw.RingGlyph{}
+				sc.Radius = vg.Points(6)
+				sc.Color = color.Black
 			case "oracle-cost":
 				sc.Shape = draw.SquareGlyph{}
 				sc.Radius = vg.Points(4)

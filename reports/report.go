@@ -87,7 +87,9 @@ type Figure struct {
 	// Series.Panel places each series.
 	Panels []string `json:"panels,omitempty"`
 	Series []Series `json:"series"`
-	Files  []string `json:"files,omitempty"` // paths written
+	// LegendLeft puts the legend at the top left (default: top right).
+	LegendLeft bool     `json:"legend_left,omitempty"`
+	Files      []string `json:"files,omitempty"` // paths written
 }
 
 // ModelInfo summarises one model policy's manifest.
@@ -109,14 +111,19 @@ type Protocol struct {
 
 // Report is what Render produced.
 type Report struct {
-	HTML     string           `json:"html"`
-	Figures  []Figure         `json:"figures"`
-	Notes    []string         `json:"notes"`
-	Protocol Protocol         `json:"protocol"`
-	Models   []ModelInfo      `json:"models"`
-	DQN      []DQNModel       `json:"dqn,omitempty"`
-	Metrics  evaluate.Metrics `json:"-"`
-	Rows     []evaluate.Row   `json:"-"`
+	HTML     string      `json:"html"`
+	Figures  []Figure    `json:"figures"`
+	Notes    []string    `json:"notes"`
+	Protocol Protocol    `json:"protocol"`
+	Models   []ModelInfo `json:"models"`
+	DQN      []DQNModel  `json:"dqn,omitempty"`
+	// ModelDirs are the model directories the policies name (forest,
+	// xgboost, slurm-estimate, dqn) that could be read, and
+	// OperatingPoints the operating-points table built from them.
+	ModelDirs       []ModelDir       `json:"model_dirs,omitempty"`
+	OperatingPoints []PointRow       `json:"operating_points,omitempty"`
+	Metrics         evaluate.Metrics `json:"-"`
+	Rows            []evaluate.Row   `json:"-"`
 }
 
 // ErrNoEvaluation reports a directory without metrics.json or windows.csv.
@@ -210,6 +217,17 @@ func Render(ctx context.Context, dir string, opts Options) (Report, error) {
 	}
 	for i := range rep.DQN {
 		rep.Figures = append(rep.Figures, DQNFigure(&rep.DQN[i]))
+	}
+	rep.ModelDirs = findModelDirs(rep.Protocol.Policies, rep.DQN, map[string]bool{}, log)
+	rep.OperatingPoints = PointRows(rep.ModelDirs, m, rep.Protocol.Policies)
+	for i := range rep.ModelDirs {
+		md := &rep.ModelDirs[i]
+		if md.CalibrationFigure != "" {
+			rep.Figures = append(rep.Figures, CalibrationFigure(md))
+		}
+		if md.FrontierFigure != "" {
+			rep.Figures = append(rep.Figures, CVFrontierFigure(md))
+		}
 	}
 	pngs := make([][]byte, len(rep.Figures))
 	for i := range rep.Figures {

@@ -26,10 +26,20 @@ as a moving mean over 25 episodes, validation return, loss, ε) from MODEL/curve
 DQN models are the evaluation's dqn:MODEL policies, MODEL read as written
 (relative to the current directory; one that cannot be read is skipped with a
 warning), and those named with --dqn (repeatable; a --dqn path ending in MODEL
-stands for that policy; a missing one is an error). Then write DIR/report.html,
-one self-contained page (figures inlined, metric tables per chain size with
-cost and λ, the frontier, the windows and the
-model manifests summarised), and print its path.
+stands for that policy; a missing one is an error). For each model directory the
+policies name (forest:MODEL, xgboost:MODEL, slurm-estimate:MODEL, dqn:MODEL and
+their sweep variants MODEL@K=V) that has an operating point, its training-CV
+frontier (cv-frontier-NAME: mean overlap vs interruption reduction per chain
+size, the chosen point and the overlap budget marked); for each classifier
+(target interrupt or cliff), its reliability diagram (calibration-NAME: mean
+predicted probability vs observed frequency per chain size, Brier score and log
+loss in the caption). A model directory that cannot be read is skipped with a
+warning. Then write DIR/report.html, one self-contained page (figures inlined,
+metric tables per chain size with cost and λ, the frontier, the windows, the
+model manifests summarised, each model's operating point per chain size as
+chosen on the training windows next to its outcome on the validation windows,
+and per classifier its calibration per chain size and per fold), and print its
+path.
 
 ` + exitCodesHelp,
 		Args:    usageArgs(cobra.ExactArgs(1)),

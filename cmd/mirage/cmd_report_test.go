@@ -176,3 +176,63 @@ func TestReport_DQN(t *testing.T) {
 		}
 	}
 }
+
+// TestReport_OperatingPoints: a slurm-estimate model directory's operating
+// point is reported next to its validation outcome; a missing model
+// directory is a warning, not a failure.
+func TestReport_OperatingPoints(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "est")
+	cp := train.ChainPoint{Value: 0.5, Threshold: -0.5, Windows: 30, InterruptionReduction: 0.4, MeanOverlapH: 0.8, WithinBudget: true}
+	man := &train.Manifest{Kind: train.KindEstimate, Target: string(train.TargetEstimate),
+		OperatingPoint: &train.OperatingPoint{Target: train.TargetEstimate, Rule: train.RuleText(train.TargetEstimate),
+			Param: "margin_h", BudgetH: 1, ByChain: map[string]train.ChainPoint{"1": cp}, Default: cp}}
+	if err := train.WriteArtifact(model, nil, man); err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(t.TempDir(), "gone")
+	dir := t.TempDir()
+	rows := []evaluate.Row{
+		{Policy: "reactive", ChainNodes: 1, Window: 0, RSec: 7200, ReactiveRSec: 7200},
+		{Policy: "oracle", ChainNodes: 1, Window: 0, RSec: -600, ReactiveRSec: 7200},
+		{Policy: "slurm-estimate:" + model, ChainNodes: 1, Window: 0, RSec: 3600, ReactiveRSec: 7200},
+		{Policy: "forest:" + gone + "@θ=1", ChainNodes: 1, Window: 0, RSec: 0, ReactiveRSec: 7200},
+	}
+	if err := evaluate.WriteDir(dir, evaluate.Compute(rows, evaluate.DefaultLambda), rows); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := run(t, "report", dir, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "model directory unreadable") || !strings.Contains(stderr, gone) {
+		t.Errorf("stderr lacks the warning about %s: %s", gone, stderr)
+	}
+	var rep struct {
+		Points []struct {
+			Policy      string
+			Chain       string `json:"chain_nodes"`
+			Param       string
+			ValidPolicy string `json:"valid_policy"`
+			Train       train.ChainPoint
+			Valid       *evaluate.Summary
+		} `json:"operating_points"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	if len(rep.Points) != 1 {
+		t.Fatalf("operating points %+v", rep.Points)
+	}
+	p := rep.Points[0]
+	if p.Policy != "slurm-estimate:"+model || p.Chain != "1" || p.Param != "margin_h" || p.Train != cp || p.Valid == nil ||
+		p.ValidPolicy != p.Policy || math.Abs(p.Valid.InterruptionReduction-0.5) > 1e-12 {
+		t.Errorf("operating point %+v, valid %+v", p, p.Valid)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "<td>margin_h = 0.5</td>") {
+		t.Error("report.html lacks the operating point")
+	}
+}
