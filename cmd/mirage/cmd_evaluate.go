@@ -111,11 +111,11 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	lambda, _ := cmd.Flags().GetFloat64("lambda")
+	lambda := c.Lambda
 	if !(lambda >= 0) || math.IsInf(lambda, 1) {
 		return usagef("--lambda %v: want a finite number >= 0", lambda)
 	}
-	margins, err := parseMargins(cmd)
+	margins, err := parseMargins(c.Margins)
 	if err != nil {
 		return err
 	}
@@ -185,9 +185,9 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 }
 
 // parseMargins reads --margins: durations, comma-separated, in whole
-// seconds ("0" allowed).
-func parseMargins(cmd *cobra.Command) ([]int64, error) {
-	s, _ := cmd.Flags().GetString("margins")
+// seconds ("0" allowed; a negative margin submits only once the estimate
+// is that far after P's expected end).
+func parseMargins(s string) ([]int64, error) {
 	var out []int64
 	for _, f := range strings.Split(s, ",") {
 		if f = strings.TrimSpace(f); f == "" {
@@ -197,7 +197,7 @@ func parseMargins(cmd *cobra.Command) ([]int64, error) {
 		if f == "0" {
 			d, err = 0, nil
 		}
-		if err != nil || d < 0 || d%time.Second != 0 {
+		if err != nil || d%time.Second != 0 {
 			return nil, usagef("--margins %q: want durations in whole seconds separated by commas", s)
 		}
 		out = append(out, int64(d/time.Second))

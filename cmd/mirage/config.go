@@ -41,8 +41,13 @@ type EvaluateConfig struct {
 	Decision time.Duration `mapstructure:"decision"`
 	Theta    string        `mapstructure:"theta"` // hours, comma-separated (a sweep)
 	Margin   time.Duration `mapstructure:"margin"`
-	Workers  int           `mapstructure:"workers"`
-	Progress bool          `mapstructure:"progress"`
+	// Margins are slurm-estimate margins for a sweep (durations,
+	// comma-separated).
+	Margins string `mapstructure:"margins"`
+	// Lambda is λ of cost = interruption + λ·overlap (hours per hour).
+	Lambda   float64 `mapstructure:"lambda"`
+	Workers  int     `mapstructure:"workers"`
+	Progress bool    `mapstructure:"progress"`
 }
 
 // PredictConfig configures `mirage predict`.
@@ -257,7 +262,7 @@ func defaultConfig() Config {
 		Sim:      SimConfig{Profile: "default", TZ: "UTC", CapacityBucket: 24 * time.Hour},
 		Features: FeaturesConfig{Protocol: "mirage-ls6", Progress: true},
 		Train:    TrainConfig{Model: "forest", CV: 5, Seed: 1, Device: "cpu", Target: "r", OverlapBudget: time.Hour},
-		Evaluate: EvaluateConfig{Protocol: "mirage-ls6-val", Policy: "reactive,immediate,avg,slurm-estimate,oracle",
+		Evaluate: EvaluateConfig{Protocol: "mirage-ls6-val", Policy: "reactive,immediate,avg,slurm-estimate,oracle,oracle-cost", Lambda: 0.5,
 			Decision: 10 * time.Minute, Progress: true},
 		Synth: SynthConfig{
 			Jobs: 20000, Seed: 1, Nodes: 88, Format: "sacct", Utilisation: 0.7,
