@@ -340,6 +340,15 @@ func CalibrationFigure(m *ModelDir) Figure {
 	return f
 }
 
+// frontierMaxH is the most mean overlap CVFrontierFigure draws, hours:
+// four times the budget, at least 4 h.
+func frontierMaxH(budgetH float64) float64 {
+	if !plottable(budgetH) {
+		return 4
+	}
+	return max(4, 4*budgetH)
+}
+
 // CVFrontierFigure draws m's operating-point frontier from training CV:
 // per chain size (a panel each when there are several), the replayed
 // rule parameters' mean overlap against interruption reduction, the
@@ -370,6 +379,9 @@ func CVFrontierFigure(m *ModelDir) Figure {
 		s := Series{Label: "frontier", Kind: "line", Panel: panel}
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, p := range op.Frontier[k] {
+			if p.MeanOverlapH > frontierMaxH(op.BudgetH) {
+				break // ascending in overlap; beyond the region a budget is chosen in
+			}
 			if plottable(p.MeanOverlapH) && plottable(p.InterruptionReduction) {
 				s.X, s.Y = append(s.X, round(p.MeanOverlapH)), append(s.Y, round(p.InterruptionReduction))
 				lo, hi = min(lo, p.InterruptionReduction), max(hi, p.InterruptionReduction)
@@ -393,8 +405,9 @@ func CVFrontierFigure(m *ModelDir) Figure {
 	}
 	f.Caption = fmt.Sprintf("Pareto frontier of the rule parameter %s (%s) replayed on the training windows "+
 		"(%s): the greatest interruption reduction at each mean overlap; the chosen point, the greatest reduction "+
-		"within the overlap budget of %s h (vertical line; over budget: none met it and the least overlap was chosen), is marked", op.Param, op.Rule, op.Source,
-		strconv.FormatFloat(op.BudgetH, 'g', -1, 64))
+		"within the overlap budget of %s h (vertical line; over budget: none met it and the least overlap was chosen), is marked; "+
+		"drawn up to %s h of mean overlap", op.Param, op.Rule, op.Source,
+		strconv.FormatFloat(op.BudgetH, 'g', -1, 64), strconv.FormatFloat(frontierMaxH(op.BudgetH), 'g', -1, 64))
 	if len(keys) > 1 {
 		f.Caption += "; one panel per chain size"
 	}
