@@ -17,7 +17,7 @@ protocols=("$@")
 if ((${#protocols[@]} == 0)); then protocols=(ls6 mirage-ls6); fi
 for p in "${protocols[@]}"; do
 	/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" \
-		"$bin" features build --trace "$tmp/ls6.parquet" --protocol "$p" -o "$tmp/$p.parquet" --json --log-level error >"$tmp/summary.json"
+		"$bin" features build --trace "$tmp/ls6.parquet" --protocol "$p" -o "$tmp/samples-$p.parquet" --json --log-level error >"$tmp/summary.json"
 	read -r wall user sys rss <"$tmp/time"
 	python3 - "$tmp/summary.json" "$p" "$wall" "$user" "$sys" "$rss" "$(nproc)" <<'PY'
 import json, sys

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -215,17 +216,21 @@ func printEvaluateTables(w io.Writer, policies []string, m evaluate.Metrics) {
 		}
 		return fmt.Sprintf(format, *v)
 	}
+	width := len("policy")
+	for _, name := range policies {
+		width = max(width, utf8.RuneCountInString(name))
+	}
 	for _, n := range m.ChainNodes {
 		k := strconv.Itoa(n)
 		fmt.Fprintf(w, "\nchains of %d node(s)\n", n)
-		fmt.Fprintf(w, "%-28s %5s %8s %8s %6s %8s %8s %8s %8s %8s %10s %8s\n",
-			"policy", "win", "mean_i_h", "p90_i_h", "zero", "rescued", "reduct", "ovl_h", "cost_h", "vs_ocost", "waste_nh", "gap_h")
+		fmt.Fprintf(w, "%-*s %5s %8s %8s %6s %8s %8s %8s %8s %8s %10s %8s\n",
+			width, "policy", "win", "mean_i_h", "p90_i_h", "zero", "rescued", "reduct", "ovl_h", "cost_h", "vs_ocost", "waste_nh", "gap_h")
 		for _, name := range policies {
 			s, ok := m.Policies[name].ByChain[k]
 			if !ok {
 				continue
 			}
-			fmt.Fprintf(w, "%-28s %5d %8.2f %8.2f %6.3f %8.3f %8.3f %8.2f %8.2f %8s %10.1f %8s\n", name, s.Windows,
+			fmt.Fprintf(w, "%-*s %5d %8.2f %8.2f %6.3f %8.3f %8.3f %8.2f %8.2f %8s %10.1f %8s\n", width, name, s.Windows,
 				s.MeanInterruptionH, s.P90InterruptionH, s.ZeroInterruptionShare, s.RescuedShare,
 				s.InterruptionReduction, s.MeanOverlapH, s.MeanCostH, opt(s.CostVsOracleCost, "%.3f"),
 				s.WastedNodeH, opt(s.GapToOracleInterruptionH, "%.2f"))
