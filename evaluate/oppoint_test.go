@@ -42,7 +42,7 @@ func TestOperatingPoint_MatchesReplay(t *testing.T) {
 	}
 	units := train.Units(&s)
 	for _, budget := range []float64{0.25, 1, 3} {
-		op, err := train.ChooseOperatingPoint(train.TargetEstimate, scores, s.LabelRSec, units, budget, "test")
+		op, err := train.ChooseOperatingPoint(train.TargetEstimate, scores, s.LabelRSec, units, budget, false, "test")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,20 +23,7 @@ func BlockedFolds(windowID []int32, windowStart []int64, k int, gapSec int64) ([
 	if k < 2 {
 		return nil, fmt.Errorf("folds: k = %d, want at least 2", k)
 	}
-	start := map[int32]int64{}
-	for i, w := range windowID {
-		start[w] = windowStart[i]
-	}
-	ws := make([]int32, 0, len(start))
-	for w := range start {
-		ws = append(ws, w)
-	}
-	slices.SortFunc(ws, func(a, b int32) int {
-		if start[a] != start[b] {
-			return cmpInt(start[a], start[b])
-		}
-		return int(a - b)
-	})
+	ws, start := sortedWindows(windowID, windowStart)
 	if len(ws) < k {
 		return nil, fmt.Errorf("folds: %d windows for %d folds", len(ws), k)
 	}
@@ -72,4 +59,37 @@ func cmpInt(a, b int64) int {
 		return 1
 	}
 	return 0
+}
+
+// sortedWindows returns the distinct windows by start (then id) and each
+// window's start.
+func sortedWindows(windowID []int32, windowStart []int64) ([]int32, map[int32]int64) {
+	start := map[int32]int64{}
+	for i, w := range windowID {
+		start[w] = windowStart[i]
+	}
+	ws := make([]int32, 0, len(start))
+	for w := range start {
+		ws = append(ws, w)
+	}
+	slices.SortFunc(ws, func(a, b int32) int {
+		if start[a] != start[b] {
+			return cmpInt(start[a], start[b])
+		}
+		return int(a - b)
+	})
+	return ws, start
+}
+
+// TimeBlocks returns each window's time block: the windows sorted by
+// start cut into k blocks of consecutive windows, BlockedFolds' test
+// blocks (k < 1 is taken as 1).
+func TimeBlocks(windowID []int32, windowStart []int64, k int) map[int32]int {
+	k = max(k, 1)
+	ws, _ := sortedWindows(windowID, windowStart)
+	block := make(map[int32]int, len(ws))
+	for i, w := range ws {
+		block[w] = i * k / len(ws)
+	}
+	return block
 }

@@ -109,6 +109,9 @@ type OperatingPoint struct {
 	// Frontier is, per chain size, the Pareto frontier of the replayed
 	// parameters: the best reduction at each mean overlap.
 	Frontier map[string][]ChainPoint `json:"cv_frontier"`
+	// EveryBlock is set when the budget had to hold in every time block
+	// of the training period (Unit.Block), not only on average.
+	EveryBlock bool `json:"budget_every_block,omitempty"`
 }
 
 // ChainPoint is one parameter's replayed outcome on the training windows
@@ -125,6 +128,9 @@ type ChainPoint struct {
 	MeanInterruptionH     float64 `json:"mean_interruption_h"`
 	MeanOverlapH          float64 `json:"mean_overlap_h"`
 	ZeroInterruptionShare float64 `json:"zero_interruption_share"`
+	// MaxBlockOverlapH is the largest mean overlap of one time block of
+	// the training period (Unit.Block); equal to MeanOverlapH with one.
+	MaxBlockOverlapH float64 `json:"max_block_overlap_h"`
 	// WithinBudget is false when no parameter met the budget (then the
 	// least overlap was chosen).
 	WithinBudget bool `json:"within_budget"`
@@ -144,6 +150,9 @@ func (o *OperatingPoint) For(nodes int) ChainPoint {
 type Unit struct {
 	ChainNodes int32
 	Rows       []int
+	// Block is the time block of the training period the window is in
+	// (its cross-validation fold's test block); 0 for all by default.
+	Block int
 }
 
 // Units groups the rows of s by (chain size, window), each group sorted
@@ -180,6 +189,7 @@ func Units(s *features.Samples) []Unit {
 // prefix maximum of its scores (fire index = first k with pmax[k] ≥ c).
 type replayUnit struct {
 	nodes int32
+	block int
 	pmax  []float64
 	r     []int64 // r of each row, seconds
 }
@@ -189,14 +199,16 @@ type replayUnit struct {
 // the simulator gave them) for a range of thresholds, and chooses per
 // chain size the one with the largest interruption reduction among those
 // with mean overlap ≤ budgetH (ties: less overlap, then the later
-// submission). source is recorded as OperatingPoint.Source.
-func ChooseOperatingPoint(t Target, scores []float64, rSec []int64, units []Unit, budgetH float64, source string) (*OperatingPoint, error) {
+// submission); with everyBlock, the mean overlap of every time block
+// (Unit.Block) must be within the budget. source is recorded as
+// OperatingPoint.Source.
+func ChooseOperatingPoint(t Target, scores []float64, rSec []int64, units []Unit, budgetH float64, everyBlock bool, source string) (*OperatingPoint, error) {
 	if len(units) == 0 {
 		return nil, fmt.Errorf("operating point: no windows")
 	}
 	rus := make([]replayUnit, len(units))
 	for i, u := range units {
-		ru := replayUnit{nodes: u.ChainNodes, pmax: make([]float64, len(u.Rows)), r: make([]int64, len(u.Rows))}
+		ru := replayUnit{nodes: u.ChainNodes, block: u.Block, pmax: make([]float64, len(u.Rows)), r: make([]int64, len(u.Rows))}
 		m := math.Inf(-1)
 		for k, row := range u.Rows {
 			if v := scores[row]; v > m {
@@ -208,7 +220,7 @@ func ChooseOperatingPoint(t Target, scores []float64, rSec []int64, units []Unit
 	}
 	cands := candidates(scores)
 	op := &OperatingPoint{Target: t, Rule: RuleText(t), Param: ParamName(t), BudgetH: budgetH, Source: source,
-		ByChain: map[string]ChainPoint{}, Frontier: map[string][]ChainPoint{}}
+		ByChain: map[string]ChainPoint{}, Frontier: map[string][]ChainPoint{}, EveryBlock: everyBlock}
 	var sizes []int32
 	for _, u := range rus {
 		if !slices.Contains(sizes, u.nodes) {
@@ -221,7 +233,7 @@ func ChooseOperatingPoint(t Target, scores []float64, rSec []int64, units []Unit
 		for ci, c := range cands {
 			pts[ci] = replayAt(t, rus, c, sel)
 		}
-		return choose(pts, budgetH), frontier(pts)
+		return choose(pts, budgetH, everyBlock), frontier(pts)
 	}
 	for _, n := range sizes {
 		key := strconv.Itoa(int(n))
@@ -259,6 +271,11 @@ func replayAt(t Target, rus []replayUnit, c float64, sel func(int32) bool) Chain
 	p := ChainPoint{Threshold: clampInf(c), Value: clampInf(ParamOf(t, c))}
 	var sumI, sumO, sumReact float64
 	zero := 0
+	type blockSum struct {
+		o float64
+		n int
+	}
+	var blocks []blockSum
 	for i := range rus {
 		u := &rus[i]
 		if !sel(u.nodes) {
@@ -271,6 +288,11 @@ func replayAt(t Target, rus []replayUnit, c float64, sel func(int32) bool) Chain
 		p.Windows++
 		sumI += float64(max(r, 0)) / 3600
 		sumO += float64(max(-r, 0)) / 3600
+		if u.block >= len(blocks) {
+			blocks = append(blocks, make([]blockSum, u.block+1-len(blocks))...)
+		}
+		blocks[u.block].o += float64(max(-r, 0)) / 3600
+		blocks[u.block].n++
 		sumReact += float64(max(u.r[last], 0)) / 3600
 		if r <= 0 {
 			zero++
@@ -283,16 +305,22 @@ func replayAt(t Target, rus []replayUnit, c float64, sel func(int32) bool) Chain
 	if sumReact > 0 {
 		p.InterruptionReduction = 1 - sumI/sumReact
 	}
+	for _, b := range blocks {
+		if b.n > 0 {
+			p.MaxBlockOverlapH = max(p.MaxBlockOverlapH, b.o/float64(b.n))
+		}
+	}
 	return p
 }
 
 // choose returns the point with the largest reduction within the budget
-// (ties: less overlap, then the higher threshold, i.e. later), or the one
-// with the least overlap when none is within it.
-func choose(pts []ChainPoint, budgetH float64) ChainPoint {
+// (with everyBlock, in every time block; ties: less overlap, then the
+// higher threshold, i.e. later), or the one with the least overlap when
+// none is within it.
+func choose(pts []ChainPoint, budgetH float64, everyBlock bool) ChainPoint {
 	best := -1
 	for i, p := range pts {
-		if p.MeanOverlapH > budgetH+1e-12 {
+		if ov := p.MeanOverlapH; ov > budgetH+1e-12 || everyBlock && p.MaxBlockOverlapH > budgetH+1e-12 {
 			continue
 		}
 		if best < 0 || p.InterruptionReduction > pts[best].InterruptionReduction ||

@@ -47,7 +47,7 @@ func TestChooseOperatingPoint(t *testing.T) {
 		{budgetH: 0.75, reduction: 1, overlap: 0.75, within: true},
 	}
 	for _, c := range cases {
-		op, err := ChooseOperatingPoint(TargetInterrupt, scores, s.LabelRSec, units, c.budgetH, "test")
+		op, err := ChooseOperatingPoint(TargetInterrupt, scores, s.LabelRSec, units, c.budgetH, false, "test")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +77,7 @@ func TestChooseOperatingPoint(t *testing.T) {
 func TestChooseOperatingPoint_Params(t *testing.T) {
 	s := unitSamples([][]int64{{-3600, 7200}})
 	for _, tg := range []Target{TargetR, TargetWait, TargetEstimate, TargetInterrupt} {
-		op, err := ChooseOperatingPoint(tg, []float64{-0.5, 2}, s.LabelRSec, Units(s), 1, "test")
+		op, err := ChooseOperatingPoint(tg, []float64{-0.5, 2}, s.LabelRSec, Units(s), 1, false, "test")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,5 +179,35 @@ func TestTargetLabels_Deadline(t *testing.T) {
 	}
 	if RuleScore(TargetDeadline, 0.5, 0, 0) != -0.5 || ParamOf(TargetDeadline, -0.5) != 0.5 {
 		t.Error("deadline rule: submit when predicted time <= margin")
+	}
+}
+
+// TestChooseOperatingPoint_EveryBlock checks the robust choice: with the
+// windows in two time blocks, τ = 0.5 overlaps 0.5 h in block 0 and 0 in
+// block 1 (0.25 h on average), so a 0.4 h budget admits it on average
+// but not in every block.
+func TestChooseOperatingPoint_EveryBlock(t *testing.T) {
+	s := unitSamples([][]int64{{-7200, -1800, 10800}, {-3600, 3600, 7200}})
+	scores := []float64{0.1, 0.6, 0.9, 0.2, 0.5, 0.8}
+	units := Units(s)
+	units[1].Block = 1
+	for _, c := range []struct {
+		every     bool
+		reduction float64
+	}{{false, 0.8}, {true, 0}} {
+		op, err := ChooseOperatingPoint(TargetInterrupt, scores, s.LabelRSec, units, 0.4, c.every, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := op.ByChain["1"]
+		if math.Abs(got.InterruptionReduction-c.reduction) > 1e-9 || op.EveryBlock != c.every {
+			t.Errorf("every block %v: %+v, want reduction %v", c.every, got, c.reduction)
+		}
+		if c.every && got.MaxBlockOverlapH > 0.4 {
+			t.Errorf("every block: a block overlaps %v h", got.MaxBlockOverlapH)
+		}
+	}
+	if b := TimeBlocks([]int32{3, 1, 2, 0}, []int64{30, 10, 20, 0}, 2); b[0] != 0 || b[1] != 0 || b[2] != 1 || b[3] != 1 {
+		t.Errorf("TimeBlocks = %v", b)
 	}
 }

@@ -21,6 +21,10 @@ type Options struct {
 	OverlapBudgetH float64
 	// Unweighted ignores the samples' row weights.
 	Unweighted bool
+	// BudgetEveryBlock makes the overlap budget hold in each of the K
+	// time blocks of the training period, not only on average (robust to
+	// drift between months; K from the CV, or 5 for RunEstimate).
+	BudgetEveryBlock bool
 	// K is the number of CV folds; 0 or 1 skips cross-validation.
 	K int
 	// GapSec is the fold gap; 0 means the window span from the metadata.
@@ -122,10 +126,10 @@ func Run(ctx context.Context, s *features.Samples, meta SamplesMeta, dir string,
 		if err != nil {
 			return nil, err
 		}
-		units := Units(s)
+		units := withBlocks(Units(s), s, opts.K)
 		src := fmt.Sprintf("out-of-fold predictions of %d time-blocked folds (gap %d s) replayed on the %d training windows x chain sizes",
 			opts.K, gap, len(units))
-		if op, err = ChooseOperatingPoint(target, scores, s.LabelRSec, units, budget(opts.OverlapBudgetH), src); err != nil {
+		if op, err = ChooseOperatingPoint(target, scores, s.LabelRSec, units, budget(opts.OverlapBudgetH), opts.BudgetEveryBlock, src); err != nil {
 			return nil, err
 		}
 	}
@@ -161,6 +165,16 @@ func Run(ctx context.Context, s *features.Samples, meta SamplesMeta, dir string,
 	return m, nil
 }
 
+// withBlocks sets each unit's time block: its window's among k
+// (TimeBlocks, the CV folds' test blocks).
+func withBlocks(us []Unit, s *features.Samples, k int) []Unit {
+	blocks := TimeBlocks(s.WindowID, s.WindowStart, k)
+	for i := range us {
+		us[i].Block = blocks[s.WindowID[us[i].Rows[0]]]
+	}
+	return us
+}
+
 func budget(h float64) float64 {
 	if h <= 0 {
 		return DefaultOverlapBudgetH
@@ -184,8 +198,12 @@ func RunEstimate(s *features.Samples, meta SamplesMeta, dir string, opts Options
 	if err != nil {
 		return nil, err
 	}
-	units := Units(s)
-	op, err := ChooseOperatingPoint(TargetEstimate, scores, s.LabelRSec, units, budget(opts.OverlapBudgetH),
+	k := opts.K
+	if k < 2 {
+		k = 5
+	}
+	units := withBlocks(Units(s), s, k)
+	op, err := ChooseOperatingPoint(TargetEstimate, scores, s.LabelRSec, units, budget(opts.OverlapBudgetH), opts.BudgetEveryBlock,
 		fmt.Sprintf("the scheduler's estimate replayed on the %d training windows x chain sizes", len(units)))
 	if err != nil {
 		return nil, err

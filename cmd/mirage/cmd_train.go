@@ -50,6 +50,7 @@ as the policy dqn:DIR in mirage evaluate.
 	f.String("model", d.Model, "model: forest, xgboost, dqn, or estimate (no model: choose the margin of the scheduler's own start estimate)")
 	f.String("target", d.Target, "forest/xgboost: what to predict: r (Q.start - P.end, hours), interrupt (P(r > 0), binary:logistic, calibrated), cliff (P(r > 0 at the next decision): does waiting one more step cross the cliff), deadline (hours to the last safe decision) or wait (Q's wait, hours)")
 	f.Duration("overlap-budget", d.OverlapBudget, "operating point: the most mean overlap per window; the rule's parameter (theta, tau or margin) is chosen per chain size by time-blocked CV on the training windows")
+	f.Bool("budget-every-block", false, "operating point: the overlap budget must hold in each of the --cv time blocks of the training period, not only on average (robust to drift between months)")
 	f.Bool("unweighted", false, "ignore the samples' row weights (by default every window weighs the same)")
 	f.String("trace", "", "dqn: trace file (Parquet); the episodes are windows of --protocol's training period")
 	f.String("protocol", "", "dqn: features protocol (e.g. ls6, mirage-ls6)")
@@ -200,7 +201,7 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 		if err != nil {
 			return err
 		}
-		m, err := train.RunEstimate(s, meta, c.Output, train.Options{OverlapBudgetH: budgetH, Version: version})
+		m, err := train.RunEstimate(s, meta, c.Output, train.Options{OverlapBudgetH: budgetH, K: c.CV, BudgetEveryBlock: c.BudgetEveryBlock, Version: version})
 		if err != nil {
 			return err
 		}
@@ -226,7 +227,8 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	if p.Device, err = resolveDevice(g, c.Device); err != nil {
 		return err
 	}
-	opts := train.Options{Params: p, K: c.CV, Version: version, Target: target, OverlapBudgetH: budgetH, Unweighted: c.Unweighted}
+	opts := train.Options{Params: p, K: c.CV, Version: version, Target: target, OverlapBudgetH: budgetH, Unweighted: c.Unweighted,
+		BudgetEveryBlock: c.BudgetEveryBlock}
 	m, err := train.Run(cmd.Context(), s, meta, c.Output, opts)
 	if err != nil {
 		return err

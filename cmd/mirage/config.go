@@ -73,6 +73,9 @@ type TrainConfig struct {
 	OverlapBudget time.Duration `mapstructure:"overlap_budget"`
 	// Unweighted ignores the samples' row weights.
 	Unweighted bool `mapstructure:"unweighted"`
+	// BudgetEveryBlock makes the overlap budget hold in every CV time
+	// block of the training period.
+	BudgetEveryBlock bool `mapstructure:"budget_every_block"`
 	// DQN: the trace and features protocol whose training windows are the
 	// episodes, and the episode budget (0 = the DQN default).
 	Trace    string `mapstructure:"trace"`

@@ -55,6 +55,6 @@ func ChooseBias(ctx context.Context, env *Env, net *MLP, st Stats, starts []int6
 			units = append(units, u)
 		}
 	}
-	return train.ChooseOperatingPoint(train.TargetAdvantage, scores, rs, units, budgetH,
+	return train.ChooseOperatingPoint(train.TargetAdvantage, scores, rs, units, budgetH, false,
 		fmt.Sprintf("the trained network replayed on %d held-out windows of the training period x %d chain sizes", len(starts), len(env.ChainNodes())))
 }
