@@ -9,16 +9,11 @@ import (
 	"testing"
 
 	"github.com/mirage-hpc/mirage/evaluate"
-	"github.com/mirage-hpc/mirage/internal/testenv"
 )
 
 func TestEvaluate_JSONAndFiles(t *testing.T) {
 	dir := t.TempDir()
-	tr := filepath.Join(dir, "t.parquet")
-	in := filepath.Join(testenv.Root(), "data", "synth-500.sacct")
-	if _, stderr, code := run(t, "ingest", "--tz", "America/Chicago", "-o", tr, in); code != 0 {
-		t.Fatalf("ingest: exit %d: %s", code, stderr)
-	}
+	tr := ingestSynth500(t, dir)
 	out := filepath.Join(dir, "eval")
 	stdout, stderr, code := run(t, "evaluate", "--trace", tr, "--protocol", "mirage-ls6-val",
 		"--start", "2022-10-31T00:00:00", "--windows", "2", "--interval", "1h", "--nodes", "1,2",
@@ -76,11 +71,7 @@ func TestEvaluate_UsageErrors(t *testing.T) {
 // slurm-estimate, and the text output has a table per chain size.
 func TestEvaluate_CostSweepText(t *testing.T) {
 	dir := t.TempDir()
-	tr := filepath.Join(dir, "t.parquet")
-	in := filepath.Join(testenv.Root(), "data", "synth-500.sacct")
-	if _, stderr, code := run(t, "ingest", "--tz", "America/Chicago", "-o", tr, in); code != 0 {
-		t.Fatalf("ingest: exit %d: %s", code, stderr)
-	}
+	tr := ingestSynth500(t, dir)
 	out := filepath.Join(dir, "eval")
 	stdout, stderr, code := run(t, "evaluate", "--trace", tr, "--protocol", "mirage-ls6-val",
 		"--start", "2022-10-31T00:00:00", "--windows", "2", "--interval", "1h", "--nodes", "1,2",

@@ -11,11 +11,7 @@ import (
 
 func TestFeaturesBuild_JSONSummary(t *testing.T) {
 	dir := t.TempDir()
-	tr := filepath.Join(dir, "t.parquet")
-	in := filepath.Join(testenv.Root(), "data", "synth-500.sacct")
-	if _, stderr, code := run(t, "ingest", "--tz", "America/Chicago", "-o", tr, in); code != 0 {
-		t.Fatalf("ingest: exit %d: %s", code, stderr)
-	}
+	tr := ingestSynth500(t, dir)
 	for _, protocol := range []string{"mirage-ls6", "ls6"} {
 		t.Run(protocol, func(t *testing.T) {
 			out := filepath.Join(dir, protocol+".parquet")
@@ -49,11 +45,7 @@ func TestFeaturesBuild_JSONSummary(t *testing.T) {
 // a window has many more labels than the artifact's 7.
 func TestFeaturesBuild_Grid(t *testing.T) {
 	dir := t.TempDir()
-	tr := filepath.Join(dir, "t.parquet")
-	in := filepath.Join(testenv.Root(), "data", "synth-500.sacct")
-	if _, stderr, code := run(t, "ingest", "--tz", "America/Chicago", "-o", tr, in); code != 0 {
-		t.Fatalf("ingest: exit %d: %s", code, stderr)
-	}
+	tr := ingestSynth500(t, dir)
 	out := filepath.Join(dir, "grid.parquet")
 	stdout, stderr, code := run(t, "features", "build", "--trace", tr, "--protocol", "mirage-ls6", "--probes", "grid",
 		"--grid-dense", "6h", "--start", "2022-10-31T00:00:00", "--windows", "2", "--interval", "1h", "--chain-nodes", "1", "-o", out, "--json")
@@ -86,4 +78,16 @@ func TestFeaturesBuild_UsageErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ingestSynth500 ingests data/synth-500.sacct into dir/t.parquet and
+// returns its path.
+func ingestSynth500(t *testing.T, dir string) string {
+	t.Helper()
+	tr := filepath.Join(dir, "t.parquet")
+	in := filepath.Join(testenv.Root(), "data", "synth-500.sacct")
+	if _, stderr, code := run(t, "ingest", "--tz", "America/Chicago", "-o", tr, in); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	return tr
 }
