@@ -4,6 +4,9 @@
 # point by time-blocked CV on the training windows (overlap budget 1 h),
 # train forest and xgboost for each target and a DQN, and evaluate them on
 # P-val. Usage: scripts/operating-points.sh PROTOCOL OUTDIR [TRACE.parquet]
+# Environment: BIN (bin/mirage), DQN (1: train and evaluate a DQN),
+# EVERY_BLOCK (1: the budget must hold in every CV time block,
+# train --budget-every-block), BUDGET (1h).
 set -euo pipefail
 P=${1:?protocol: ls6 or mirage-ls6}
 D=${2:?output directory}
@@ -18,19 +21,22 @@ S=$D/$P-grid.parquet
 if [ ! -f "$S" ]; then
   log features; /usr/bin/time -f "%e s wall %U s user" "$BIN" features build --trace "$T" --protocol "$P" --probes grid -o "$S" --log-level error
 fi
-log estimate; "$BIN" train --model estimate --samples "$S" -o "$D/$P-estimate" --log-level error
+op=(--overlap-budget "${BUDGET:-1h}")
+if [ "${EVERY_BLOCK:-0}" = 1 ]; then op+=(--budget-every-block); fi
+log estimate; "$BIN" train --model estimate --samples "$S" "${op[@]}" -o "$D/$P-estimate" --log-level error
 pol="reactive,avg,slurm-estimate,slurm-estimate:$D/$P-estimate,oracle,oracle-cost"
 for m in xgboost forest; do
-  for t in cliff interrupt r wait; do
+  for t in cliff interrupt deadline r wait; do
     log "$m $t"
-    /usr/bin/time -f "%e s wall" "$BIN" train --model $m --target $t --samples "$S" -o "$D/$P-$m-$t" --threads 2 --log-level error
+    /usr/bin/time -f "%e s wall" "$BIN" train --model $m --target $t --samples "$S" "${op[@]}" -o "$D/$P-$m-$t" --threads 2 --log-level error
     pol="$pol,$m:$D/$P-$m-$t"
   done
 done
 if [ "${DQN:-1}" = 1 ]; then
-  log dqn; /usr/bin/time -f "%e s wall" "$BIN" train --model dqn --trace "$T" --protocol "$P" -o "$D/$P-dqn" --log-level error
+  log dqn; /usr/bin/time -f "%e s wall" "$BIN" train --model dqn --trace "$T" --protocol "$P" --overlap-budget "${BUDGET:-1h}" -o "$D/$P-dqn" --log-level error
   pol="$pol,dqn:$D/$P-dqn"
 fi
-log evaluate; /usr/bin/time -f "%e s wall" "$BIN" evaluate --trace "$T" --protocol "$P-val" --policy "$pol" --sweep -o "$D/$P-val" --log-level error
+log evaluate; /usr/bin/time -f "%e s wall" "$BIN" evaluate --trace "$T" --protocol "$P-val" --policy "$pol" --sweep \
+  --margins=-8h,-6h,-4h,-3h,-2h,-1h,0 -o "$D/$P-val" --log-level error
 "$BIN" report --trace "$T" "$D/$P-val" --log-level error || true
 log done
