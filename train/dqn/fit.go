@@ -73,7 +73,7 @@ func Fit(ctx context.Context, opts FitOptions, cfg Config, progress func(CurvePo
 		if b == 0 {
 			b = train.DefaultOverlapBudgetH
 		}
-		if op, err = ChooseBias(ctx, env, res.Net, res.Stats, res.ValidStart, b); err != nil {
+		if op, err = ChooseBias(ctx, env, res.Net, res.Stats, BiasStarts(env, cfg), b); err != nil {
 			return nil, err
 		}
 	}

@@ -59,6 +59,11 @@ type Config struct {
 	ValidEpisodes int     `json:"valid_episodes"`
 	ValidEvery    int     `json:"valid_every"`
 	Patience      int     `json:"patience"`
+	// BiasEpisodes is how many windows of the same held-out segments
+	// ChooseBias replays to choose the bias for the overlap budget (more
+	// than ValidEpisodes: the choice needs more windows than early
+	// stopping); 0 means ValidEpisodes.
+	BiasEpisodes int `json:"bias_episodes,omitempty"`
 }
 
 // DefaultConfig returns the defaults: 128-128 ReLU, Adam 1e-3, λ = 0.5, a
@@ -72,7 +77,7 @@ func DefaultConfig() Config {
 		BatchSize: 64, ReplaySize: 100000, LearnStart: 1000, TrainEvery: 2, TargetSync: 1000,
 		Episodes: 400, EpsStart: 1, EpsEnd: 0.05, EpsSteps: 30000, StatsEps: 64, Clip: 10,
 		Lambda: 0.5, DecisionSec: 600, StartStep: 600, AllActions: true, Target: "stopping",
-		ValidShare: 0.1, ValidBlocks: 2, ValidEpisodes: 24, ValidEvery: 25, Patience: 6,
+		ValidShare: 0.1, ValidBlocks: 2, ValidEpisodes: 24, ValidEvery: 25, Patience: 6, BiasEpisodes: 96,
 	}
 }
 
@@ -389,6 +394,19 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 		res.Net = best
 	}
 	return res, nil
+}
+
+// BiasStarts returns the window starts ChooseBias replays: BiasEpisodes
+// (or ValidEpisodes) starts spread over the held-out segments of env's
+// training period, the segments early stopping validates on.
+func BiasStarts(env *Env, cfg Config) []int64 {
+	c := cfg
+	if c.BiasEpisodes > 0 {
+		c.ValidEpisodes = c.BiasEpisodes
+	}
+	first, last := env.Span()
+	starts, _ := heldOut(first, last, c, env.opts.WorkloadSec)
+	return slices.Compact(starts)
 }
 
 // heldOut returns the window starts of the held-out validation windows and
