@@ -203,7 +203,7 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 		}
 		m, err := train.RunEstimate(s, meta, c.Output, train.Options{OverlapBudgetH: budgetH, K: c.CV, BudgetEveryBlock: c.BudgetEveryBlock, Version: version})
 		if err != nil {
-			return err
+			return samplesError(c.Samples, err)
 		}
 		return printOperatingPoint(g, m, c.Output)
 	}
@@ -231,7 +231,7 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 		BudgetEveryBlock: c.BudgetEveryBlock}
 	m, err := train.Run(cmd.Context(), s, meta, c.Output, opts)
 	if err != nil {
-		return err
+		return samplesError(c.Samples, err)
 	}
 	sum := trainSummary{Model: m.Kind, Target: m.Target, Output: c.Output, Rows: m.Rows, WallSec: time.Since(began).Seconds(),
 		OperatingPoint: m.OperatingPoint}
@@ -269,6 +269,15 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	writeOperatingPoint(g, m.OperatingPoint)
 	fmt.Fprintf(g.stdout, "wrote %s\n", c.Output)
 	return nil
+}
+
+// samplesError names the samples file in an error about its contents (a
+// missing column or feature).
+func samplesError(path string, err error) error {
+	if errors.Is(err, train.ErrSamples) {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return err
 }
 
 // writeOperatingPoint prints the chosen parameter per chain size.

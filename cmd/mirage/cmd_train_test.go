@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mirage-hpc/mirage/features"
@@ -110,8 +111,8 @@ func TestTrain_TargetsAndOperatingPoint(t *testing.T) {
 		stdout, stderr, code := run(t, "train", "--model", "xgboost", "--target", target, "--rounds", "5", "--samples", samples,
 			"-o", out, "--cv", "3", "--overlap-budget", "30m", "--json")
 		if target == "wait" {
-			if code != 2 && code != 1 {
-				t.Errorf("wait without p_remaining_sec: exit %d: %s", code, stderr)
+			if code != 2 || !strings.Contains(stderr, samples) || !strings.Contains(stderr, "p_remaining_sec") {
+				t.Errorf("wait without p_remaining_sec: exit %d, want 2 naming the file and the feature: %s", code, stderr)
 			}
 			continue
 		}
@@ -146,8 +147,8 @@ func TestTrain_TargetsAndOperatingPoint(t *testing.T) {
 		}
 	}
 	est := filepath.Join(dir, "estimate")
-	if _, e, code := run(t, "train", "--model", "estimate", "--samples", samples, "-o", est); code == 0 {
-		t.Errorf("estimate without q_est_start_minus_p_end_sec: exit 0: %s", e)
+	if _, e, code := run(t, "train", "--model", "estimate", "--samples", samples, "-o", est); code != 2 || !strings.Contains(e, samples) {
+		t.Errorf("estimate without q_est_start_minus_p_end_sec: exit %d, want 2 naming the file: %s", code, e)
 	}
 	estSamples := filepath.Join(dir, "est.parquet")
 	writeSamples(t, estSamples, []string{"q_est_start_minus_p_end_sec", "b"})
