@@ -20,14 +20,22 @@ import (
 func newTrainCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "train --model forest|xgboost --samples S.parquet -o DIR | --model dqn --trace T.parquet --protocol NAME -o DIR",
-		Short: "Train a regressor of r (XGBoost) or a DQN provisioner (in the simulator) and write a model directory",
+		Short: "Train a tree model of a target (r, interrupt, cliff, deadline, wait), the estimate's margin, or a DQN, at an operating point chosen on training data",
 		Long: `Read labelled samples (from mirage features build), cross-validate with time-blocked
 folds over windows (a gap of one window span between training and test windows), fit
 the final model on every sample, and write DIR/model.json (XGBoost JSON),
 DIR/manifest.json and DIR/cv.json.
 
 Models: forest (XGBoost random-forest mode, one round) and xgboost (boosted trees,
-early stopping on the latest training windows).
+early stopping on the latest training windows), each of one --target (see
+train/README.md: every target is one threshold rule with one parameter, θ, τ or a
+margin). The out-of-fold predictions are replayed on the training windows and the
+parameter with the largest interruption reduction at a mean overlap within
+--overlap-budget is chosen per chain size (manifest.json's operating_point; evaluate
+uses it). --model estimate learns nothing but that parameter for the scheduler's own
+start estimate (squeue --start): DIR/manifest.json only, the policy slurm-estimate:DIR.
+Samples labelled on the decision grid (features build --probes grid) make the replay
+exact at every labelled time.
 
 --model dqn trains a Deep Q-Network in the simulator instead: episodes are windows of
 --protocol's training period on --trace (--start, --windows, --interval, --chain-nodes,
