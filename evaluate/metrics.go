@@ -127,10 +127,10 @@ func Compute(rows []Row, lambda float64) Metrics {
 			}
 		}
 	}
-	m := Metrics{Windows: len(units), Lambda: lambda, ChainNodes: chainSizes(rows), Policies: map[string]PolicyMetrics{}}
+	m := Metrics{Windows: len(units), Lambda: lambda, ChainNodes: ChainSizes(rows), Policies: map[string]PolicyMetrics{}}
 	for name, rs := range byPolicy {
 		pm := PolicyMetrics{Pooled: summarise(rs, ref, lambda), ByChain: map[string]ChainMetrics{}}
-		for _, n := range chainSizes(rs) {
+		for _, n := range ChainSizes(rs) {
 			sub := filter(rs, func(r Row) bool { return r.ChainNodes == n })
 			cm := ChainMetrics{Summary: summarise(sub, ref, lambda), ByLoad: map[string]Summary{}}
 			for _, c := range LoadClasses {
@@ -154,8 +154,8 @@ func filter(rows []Row, keep func(Row) bool) []Row {
 	return out
 }
 
-// chainSizes returns the distinct chain sizes of rows, ascending.
-func chainSizes(rows []Row) []int {
+// ChainSizes returns the distinct chain sizes of rows, ascending.
+func ChainSizes(rows []Row) []int {
 	var out []int
 	for _, r := range rows {
 		if !slices.Contains(out, r.ChainNodes) {

@@ -181,7 +181,7 @@ func renderHTML(title string, rep *Report, pngs [][]byte) ([]byte, error) {
 		pg.Loads = append(pg.Loads, htmlLoad{Name: c, N: rep.Protocol.LoadWindows[c]})
 	}
 	pg.Lambda = strconv.FormatFloat(rep.Metrics.Lambda, 'g', -1, 64)
-	for _, n := range chainSizes(rep.Rows) {
+	for _, n := range evaluate.ChainSizes(rep.Rows) {
 		k := strconv.Itoa(n)
 		c := htmlChain{htmlLoad: htmlLoad{Name: k}}
 		for _, name := range rep.Protocol.Policies {
@@ -213,7 +213,7 @@ func renderHTML(title string, rep *Report, pngs [][]byte) ([]byte, error) {
 			families = append(families, f)
 		}
 	}
-	for _, n := range chainSizes(rep.Rows) {
+	for _, n := range evaluate.ChainSizes(rep.Rows) {
 		k := strconv.Itoa(n)
 		for _, f := range families {
 			byBudget, ok := rep.Metrics.Frontier[f][k]

@@ -349,18 +349,6 @@ func readModels(policies []string) []ModelInfo {
 	return out
 }
 
-// chainSizes returns the chain sizes of the rows, ascending.
-func chainSizes(rows []evaluate.Row) []int {
-	var out []int
-	for _, r := range rows {
-		if !slices.Contains(out, r.ChainNodes) {
-			out = append(out, r.ChainNodes)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // chainPanels sets f's panels, one per chain size, when there is more
 // than one (the y label prefixed with the size); it returns each size's
 // panel index.
@@ -383,7 +371,7 @@ func chainPanels(f *Figure, sizes []int) []int {
 // trade-off have a panel per chain size: nothing is pooled across sizes.
 func Figures(m evaluate.Metrics, rows []evaluate.Row, waits []float64, haveTrace bool, preds []Predictions) ([]Figure, []string) {
 	order := policyOrder(rows, m)
-	sizes := chainSizes(rows)
+	sizes := evaluate.ChainSizes(rows)
 	type pk struct {
 		policy string
 		nodes  int

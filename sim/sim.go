@@ -336,17 +336,8 @@ func (s *Sim) RunUntil(ctx context.Context, t int64) error {
 // queued before t's main and backfill passes. Snapshot and
 // EstimatedStart then describe the queue just before t's events.
 func (s *Sim) RunBefore(ctx context.Context, t int64) error {
-	for n := 0; ; n++ {
-		at, ok := s.nextTime()
-		if !ok || at >= t {
-			break
-		}
-		if n&1023 == 1023 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		s.step(at)
+	if err := s.RunUntil(ctx, t-1); err != nil { // times are whole seconds
+		return err
 	}
 	s.now = max(s.now, t)
 	return nil

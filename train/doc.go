@@ -1,6 +1,12 @@
-// Package train fits regressors of r (hours) on the labelled samples of
-// package features with XGBoost (through train/xgboost), validates them
-// with time-blocked cross-validation, and writes portable artifacts:
+// Package train fits tree models of a Target (r or Q's wait in hours,
+// the probability of interruption now or at the next decision, the time
+// to the last safe decision) on the labelled samples of package features
+// with XGBoost (through train/xgboost), validates them with time-blocked
+// cross-validation (Calibrate for the classifiers), chooses the one
+// parameter of the target's threshold rule (RuleScore) for an overlap
+// budget from the out-of-fold predictions replayed on the training
+// windows (ChooseOperatingPoint, OperatingPoint), and writes portable
+// artifacts:
 // model.json (XGBoost JSON), manifest.json and cv.json. Open loads an
 // artifact, checks the model's SHA-256, and predicts with the pure-Go
 // evaluator train/xgbjson, so prediction needs no cgo.

@@ -110,6 +110,9 @@ func featuresProtocol(c FeaturesConfig) (features.Protocol, error) {
 		}
 		p.Probes, p.Grid = n, nil
 	}
+	if c.GridDense < 0 || c.GridSparse < 0 {
+		return p, usagef("--grid-dense %s, --grid-sparse %s: want durations > 0", c.GridDense, c.GridSparse)
+	}
 	if c.GridDense > 0 || c.GridSparse > 0 {
 		if p.Grid == nil {
 			return p, usagef("--grid-dense and --grid-sparse need --probes grid (protocol %s uses %d evenly spaced probes)", p.Name, p.Probes)

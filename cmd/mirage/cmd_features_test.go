@@ -70,6 +70,7 @@ func TestFeaturesBuild_UsageErrors(t *testing.T) {
 		"NoOutput":        {"features", "build", "--trace", "x"},
 		"BadChainNodes":   {"features", "build", "--trace", "x", "--chain-nodes", "1,a", "-o", "y"},
 		"BadProbes":       {"features", "build", "--trace", "x", "--probes", "some", "-o", "y"},
+		"NegativeDense":   {"features", "build", "--trace", "x", "--probes", "grid", "--grid-dense", "-1h", "-o", "y"},
 		"DenseNoGrid":     {"features", "build", "--trace", "x", "--protocol", "mirage-ls6", "--grid-dense", "12h", "-o", "y"},
 	} {
 		t.Run(name, func(t *testing.T) {
