@@ -19,8 +19,12 @@
 // (features.Timeline.Advance), and Q submitted at t joins t's main and
 // backfill passes.
 //
+// SlurmEstimate with RunTimes (slurm-estimate-rt) plans with predicted
+// run times (sim.EstimatedStartPredicted) in place of limits.
+//
 // Model policies (Model: forest:DIR, xgboost:DIR; TrainedEstimate:
-// slurm-estimate:DIR; DQN: dqn:DIR) are one threshold rule each
+// slurm-estimate:DIR, for train --model estimate or estimate-rt; DQN:
+// dqn:DIR) are one threshold rule each
 // (train.RuleScore), at the rule parameter their manifest's operating
 // point chose per chain size on training windows for an overlap budget
 // (train.ChooseOperatingPoint; the DQN's bias, dqn.ChooseBias); --theta

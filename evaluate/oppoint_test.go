@@ -21,6 +21,11 @@ import (
 func TestOperatingPoint_MatchesReplay(t *testing.T) {
 	ctx := context.Background()
 	jobs := busyJobs(700, 8, 1)
+	for i := range jobs { // predicted run times for the estimate-rt rule: the real ones, rounded up
+		if i%3 > 0 {
+			jobs[i].PredRunSec = min(jobs[i].LimitSec, (jobs[i].RunSec/600+1)*600)
+		}
+	}
 	o := testOptions(sim.WindowWarm, 2)
 	o.DecisionSec = 600
 	fo := o.Features
@@ -30,23 +35,34 @@ func TestOperatingPoint_MatchesReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var est []float64
-	for i, n := range s.Names {
-		if n == "q_est_start_minus_p_end_sec" {
-			est = s.Features[i]
-		}
-	}
-	scores := make([]float64, s.Len())
-	for i := range scores {
-		scores[i] = train.RuleScore(train.TargetEstimate, 0, 0, est[i])
-	}
 	units := train.Units(&s)
-	for _, budget := range []float64{0.25, 1, 3} {
-		op, err := train.ChooseOperatingPoint(train.TargetEstimate, scores, s.LabelRSec, units, budget, false, "test")
+	for _, tt := range []struct {
+		target  train.Target
+		feature string
+		budget  float64
+	}{
+		{train.TargetEstimate, "q_est_start_minus_p_end_sec", 0.25},
+		{train.TargetEstimate, "q_est_start_minus_p_end_sec", 1},
+		{train.TargetEstimate, "q_est_start_minus_p_end_sec", 3},
+		{train.TargetEstimateRT, "q_est_rt_start_minus_p_end_sec", 0.25},
+		{train.TargetEstimateRT, "q_est_rt_start_minus_p_end_sec", 1},
+	} {
+		var est []float64
+		for i, n := range s.Names {
+			if n == tt.feature {
+				est = s.Features[i]
+			}
+		}
+		scores := make([]float64, s.Len())
+		for i := range scores {
+			scores[i] = train.RuleScore(tt.target, 0, 0, est[i])
+		}
+		budget := tt.budget
+		op, err := train.ChooseOperatingPoint(tt.target, scores, s.LabelRSec, units, budget, false, "test")
 		if err != nil {
 			t.Fatal(err)
 		}
-		pol := &TrainedEstimate{Label: "est", OP: op}
+		pol := &TrainedEstimate{Label: "est", OP: op, Target: tt.target}
 		res, err := Replay(ctx, jobs, []Policy{Reactive{}, pol}, o)
 		if err != nil {
 			t.Fatal(err)
@@ -59,8 +75,8 @@ func TestOperatingPoint_MatchesReplay(t *testing.T) {
 			if got.Windows != want.Windows || math.Abs(got.MeanOverlapH-want.MeanOverlapH) > 1e-9 ||
 				math.Abs(got.MeanInterruptionH-want.MeanInterruptionH) > 1e-9 ||
 				math.Abs(got.InterruptionReduction-want.InterruptionReduction) > 1e-9 {
-				t.Errorf("budget %v, %d nodes: evaluate gives %d windows, %.4f h interruption, %.4f h overlap, reduction %.4f; "+
-					"the operating point said %d, %.4f h, %.4f h, %.4f", budget, n, got.Windows, got.MeanInterruptionH,
+				t.Errorf("%s, budget %v, %d nodes: evaluate gives %d windows, %.4f h interruption, %.4f h overlap, reduction %.4f; "+
+					"the operating point said %d, %.4f h, %.4f h, %.4f", tt.target, budget, n, got.Windows, got.MeanInterruptionH,
 					got.MeanOverlapH, got.InterruptionReduction, want.Windows, want.MeanInterruptionH, want.MeanOverlapH, want.InterruptionReduction)
 			}
 		}

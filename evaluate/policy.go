@@ -93,13 +93,24 @@ func (Avg) Decide(c *DecisionContext) (bool, error) {
 // SlurmEstimate submits Q when the backfill planner's estimate of Q's
 // start if submitted now (squeue --start) reaches P's expected end minus
 // MarginSec; a Q that fits nowhere in the backfill window is submitted.
+// With RunTimes it plans with predicted run times instead of limits
+// (sim.EstimatedStartPredicted), as "slurm-estimate-rt".
 type SlurmEstimate struct {
 	MarginSec int64
+	RunTimes  bool
 }
 
-func (p SlurmEstimate) Name() string { return "slurm-estimate" }
+func (p SlurmEstimate) Name() string {
+	if p.RunTimes {
+		return "slurm-estimate-rt"
+	}
+	return "slurm-estimate"
+}
 func (p SlurmEstimate) Decide(c *DecisionContext) (bool, error) {
 	est, ok := c.Sim.EstimatedStart(c.Q)
+	if p.RunTimes {
+		est, ok = c.Sim.EstimatedStartPredicted(c.Q)
+	}
 	return !ok || est >= c.ExpectedPEnd()-p.MarginSec, nil
 }
 
@@ -200,6 +211,9 @@ func (m *Model) Decide(c *DecisionContext) (bool, error) {
 type TrainedEstimate struct {
 	Label string
 	OP    *train.OperatingPoint
+	// Target is train.TargetEstimate, or TargetEstimateRT for the
+	// estimate with predicted run times.
+	Target train.Target
 }
 
 // NewTrainedEstimate opens a `train --model estimate` directory.
@@ -211,7 +225,11 @@ func NewTrainedEstimate(label, dir string) (*TrainedEstimate, error) {
 	if a.Manifest.Kind != train.KindEstimate {
 		return nil, fmt.Errorf("%w: %s is a %s model, not an estimate margin (train --model estimate)", ErrPolicy, dir, a.Manifest.Kind)
 	}
-	return &TrainedEstimate{Label: label, OP: a.Manifest.OperatingPoint}, nil
+	t := train.Target(a.Manifest.Target)
+	if t != train.TargetEstimate && t != train.TargetEstimateRT {
+		return nil, fmt.Errorf("%w: %s: estimate of unknown kind %q", ErrPolicy, dir, a.Manifest.Target)
+	}
+	return &TrainedEstimate{Label: label, OP: a.Manifest.OperatingPoint, Target: t}, nil
 }
 
 func (p *TrainedEstimate) Name() string { return p.Label }
@@ -221,10 +239,13 @@ func (p *TrainedEstimate) Name() string { return p.Label }
 // the margin (the operating point's threshold is −margin, in hours).
 func (p *TrainedEstimate) Decide(c *DecisionContext) (bool, error) {
 	est, ok := c.Sim.EstimatedStart(c.Q)
+	if p.Target == train.TargetEstimateRT {
+		est, ok = c.Sim.EstimatedStartPredicted(c.Q)
+	}
 	if !ok {
 		est = c.Now + c.Sim.Config().Backfill.WindowSec
 	}
-	score := train.RuleScore(train.TargetEstimate, 0, 0, float64(est-c.ExpectedPEnd()))
+	score := train.RuleScore(p.Target, 0, 0, float64(est-c.ExpectedPEnd()))
 	return score >= p.OP.For(int(c.Q.Nodes)).Threshold, nil
 }
 
@@ -270,8 +291,8 @@ func SweepModels(ps []Policy) []Policy {
 }
 
 // ParsePolicies parses a comma-separated policy list: reactive,
-// immediate, avg, slurm-estimate, slurm-estimate:DIR (the margin chosen
-// by train --model estimate), oracle, oracle-cost, forest:DIR,
+// immediate, avg, slurm-estimate, slurm-estimate-rt, slurm-estimate:DIR
+// (the margin chosen by train --model estimate or estimate-rt), oracle, oracle-cost, forest:DIR,
 // xgboost:DIR, dqn:DIR. A model policy runs at its manifest's operating
 // point; one θ in thetas (hours) overrides it for models of r, and with
 // more than one θ each model of r also gets one policy per θ, named
@@ -297,6 +318,8 @@ func ParsePolicies(list string, thetas []float64, marginSec int64) ([]Policy, er
 			out = append(out, Avg{})
 		case "slurm-estimate":
 			out = append(out, SlurmEstimate{MarginSec: marginSec})
+		case "slurm-estimate-rt":
+			out = append(out, SlurmEstimate{MarginSec: marginSec, RunTimes: true})
 		case "oracle":
 			out = append(out, Oracle{})
 		case OracleCostName:
@@ -320,7 +343,7 @@ func ParsePolicies(list string, thetas []float64, marginSec int64) ([]Policy, er
 				continue
 			}
 			if !ok || (kind != "forest" && kind != "xgboost") || dir == "" {
-				return nil, fmt.Errorf("%w %q: want reactive, immediate, avg, slurm-estimate, slurm-estimate:DIR, oracle, %s, forest:DIR, xgboost:DIR or dqn:DIR", ErrPolicy, s, OracleCostName)
+				return nil, fmt.Errorf("%w %q: want reactive, immediate, avg, slurm-estimate, slurm-estimate-rt, slurm-estimate:DIR, oracle, %s, forest:DIR, xgboost:DIR or dqn:DIR", ErrPolicy, s, OracleCostName)
 			}
 			var param *float64
 			if len(thetas) == 1 {

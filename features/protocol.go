@@ -114,6 +114,7 @@ func (p Protocol) Prepare(tjobs []trace.Job) ([]sim.Job, Options, error) {
 	if err != nil {
 		return nil, Options{}, err
 	}
+	sim.PredictRunTimes(jobs, sim.RunTimeHistory{})
 	if p.InferCapacity {
 		co := sim.LS6Capacity()
 		co.Nodes = cfg.Nodes

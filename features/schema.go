@@ -5,7 +5,7 @@ import "slices"
 // FeatureSchemaVersion is the version of the feature schema (names, order,
 // units and meaning). Models store it with Names and refuse a matrix of
 // another version.
-const FeatureSchemaVersion = 2
+const FeatureSchemaVersion = 3
 
 // Feature describes one feature column.
 type Feature struct {
@@ -73,8 +73,8 @@ var (
 )
 
 const (
-	numChain  = 9 // p_started, p_nodes, p_wait_sec, p_elapsed_sec, p_remaining_sec, q_nodes, q_limit_sec, q_est_start_delay_sec, q_est_start_minus_p_end_sec
-	numAhead  = 6 // ahead_jobs, ahead_nodes, ahead_node_sec, q_est_start_found, running_nodes_ending_before_p_end, running_node_sec_ending_before_p_end
+	numChain  = 10 // p_started, p_nodes, p_wait_sec, p_elapsed_sec, p_remaining_sec, q_nodes, q_limit_sec, q_est_start_delay_sec, q_est_start_minus_p_end_sec, q_est_rt_start_minus_p_end_sec
+	numAhead  = 6  // ahead_jobs, ahead_nodes, ahead_node_sec, q_est_start_found, running_nodes_ending_before_p_end, running_node_sec_ending_before_p_end
 	numTime   = 2
 	numRecent = 2
 )
@@ -111,6 +111,8 @@ func buildSchema() []Feature {
 	add("q_limit_sec", "s")
 	add("q_est_start_delay_sec", "s")
 	add("q_est_start_minus_p_end_sec", "s") // the estimate's r: EstimatedStart(Q) − P's expected end
+	// The same with predicted run times (sim.EstimatedStartPredicted).
+	add("q_est_rt_start_minus_p_end_sec", "s")
 	// What the queue implies for Q.
 	add("ahead_jobs", "jobs")
 	add("ahead_nodes", "nodes")

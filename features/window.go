@@ -123,6 +123,11 @@ func (wr *windowRun) features(ctx context.Context, dst []float64) error {
 		c[7], a[3] = float64(s.Config().Backfill.WindowSec), 0
 	}
 	c[8] = c[7] + float64(now-pEnd) // beyond the window: as if at its end
+	if est, ok := s.EstimatedStartPredicted(q); ok {
+		c[9] = float64(est - pEnd)
+	} else {
+		c[9] = float64(now + s.Config().Backfill.WindowSec - pEnd)
+	}
 
 	if err := wr.ahead(ctx, a[:3], q); err != nil {
 		return err

@@ -24,7 +24,8 @@ fi
 op=(--overlap-budget "${BUDGET:-1h}")
 if [ "${EVERY_BLOCK:-0}" = 1 ]; then op+=(--budget-every-block); fi
 log estimate; "$BIN" train --model estimate --samples "$S" "${op[@]}" -o "$D/$P-estimate" --log-level error
-pol="reactive,avg,slurm-estimate,slurm-estimate:$D/$P-estimate,oracle,oracle-cost"
+"$BIN" train --model estimate-rt --samples "$S" "${op[@]}" -o "$D/$P-estimate-rt" --log-level error
+pol="reactive,avg,slurm-estimate,slurm-estimate-rt,slurm-estimate:$D/$P-estimate,slurm-estimate:$D/$P-estimate-rt,oracle,oracle-cost"
 for m in xgboost forest; do
   for t in cliff interrupt deadline r wait; do
     log "$m $t"

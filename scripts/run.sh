@@ -81,6 +81,7 @@ stage "train xgboost (target interrupt: P(r > 0), calibrated)"
 	-o "$OUT/xgboost-interrupt" "${LOG[@]}"
 stage "train estimate (the margin of the scheduler's own estimate)"
 "$BIN" train --model estimate --samples "$OUT/train.parquet" --overlap-budget "$OVERLAP_BUDGET" -o "$OUT/estimate" "${LOG[@]}"
+"$BIN" train --model estimate-rt --samples "$OUT/train.parquet" --overlap-budget "$OVERLAP_BUDGET" -o "$OUT/estimate-rt" "${LOG[@]}"
 
 stage "train dqn: $DQN_EPISODES episodes on the same training windows"
 "$BIN" train --model dqn --trace "$OUT/$name.parquet" --protocol mirage-ls6 "${windows[@]}" \
@@ -103,7 +104,7 @@ done
 stage "evaluate: $VAL_WINDOWS validation windows from $val_start, every $INTERVAL"
 "$BIN" evaluate --trace "$OUT/$name.parquet" --protocol mirage-ls6-val --nodes 1 \
 	--start "$val_start" --windows "$VAL_WINDOWS" --interval "$INTERVAL" \
-	--policy "reactive,immediate,avg,slurm-estimate,slurm-estimate:$OUT/estimate,oracle,oracle-cost,forest:$OUT/forest,xgboost:$OUT/xgboost,xgboost:$OUT/xgboost-interrupt,dqn:$OUT/dqn" \
+	--policy "reactive,immediate,avg,slurm-estimate,slurm-estimate:$OUT/estimate,slurm-estimate:$OUT/estimate-rt,oracle,oracle-cost,forest:$OUT/forest,xgboost:$OUT/xgboost,xgboost:$OUT/xgboost-interrupt,dqn:$OUT/dqn" \
 	--sweep -o "$OUT/eval" "${LOG[@]}"
 
 stage "report"

@@ -20,12 +20,19 @@ type profile struct {
 // inside a slot blocks the whole slot), and future announced capacity
 // steps. Unannounced steps are not known before they apply: the plan
 // keeps the capacity in force now (or the last announced step) instead.
-func (s *Sim) buildProfile() profile {
+// With pred, a running job with a predicted run time (Job.PredRunSec)
+// is released at its start plus that prediction while that is still
+// ahead, and at its limit once it has outlived it.
+func (s *Sim) buildProfile(pred bool) profile {
 	res := s.cfg.Backfill.ResolutionSec
 	ends := s.scratch.ends[:0]
 	for _, id := range s.running {
 		j := &s.jobs[id]
-		at := s.st.get(id).start + j.LimitSec
+		start := s.st.get(id).start
+		at := start + j.LimitSec
+		if pred && j.PredRunSec > 0 && start+j.PredRunSec > s.now {
+			at = start + j.PredRunSec
+		}
 		ends = append(ends, runEnd{at: s.now + ceilDiv(max(at-s.now, 0), res)*res, nodes: int(j.Nodes)})
 	}
 	capNow := s.capacity
@@ -109,7 +116,7 @@ func (p *profile) split(t int64) int {
 // job.
 func (s *Sim) backfillPass() bool {
 	bf := &s.cfg.Backfill
-	p := s.buildProfile()
+	p := s.buildProfile(false)
 	limitAt := s.now + bf.WindowSec
 	reserved, tested, started := false, 0, false
 	for _, id := range s.order() {
@@ -150,6 +157,18 @@ func (s *Sim) backfillPass() bool {
 // returns false when j fits nowhere in the backfill window. The
 // simulation is not changed.
 func (s *Sim) EstimatedStart(j Job) (int64, bool) {
+	return s.estimatedStart(j, false)
+}
+
+// EstimatedStartPredicted is EstimatedStart with predicted run times
+// (Job.PredRunSec, see PredictRunTimes) in place of time limits for the
+// running and pending jobs (buildProfile's pred); j itself is planned
+// with its limit, as a service job runs to it.
+func (s *Sim) EstimatedStartPredicted(j Job) (int64, bool) {
+	return s.estimatedStart(j, true)
+}
+
+func (s *Sim) estimatedStart(j Job, pred bool) (int64, bool) {
 	if err := s.check(&j); err != nil {
 		return 0, false
 	}
@@ -162,7 +181,7 @@ func (s *Sim) EstimatedStart(j Job) (int64, bool) {
 	saved := s.cfg.Backfill
 	s.cfg.Backfill.ResolutionSec, s.cfg.Backfill.WindowSec = res, window
 	defer func() { s.cfg.Backfill = saved }()
-	p := s.buildProfile()
+	p := s.buildProfile(pred)
 	p.times = slices.Clone(p.times)
 	p.free = slices.Clone(p.free)
 	limitAt := s.now + window
@@ -196,7 +215,12 @@ func (s *Sim) EstimatedStart(j Job) (int64, bool) {
 		if s.ghost(id) || s.overLimit(id) {
 			continue
 		}
-		plan(s.jobs[id].Nodes, s.jobs[id].LimitSec)
+		pj := &s.jobs[id]
+		d := pj.LimitSec
+		if pred && pj.PredRunSec > 0 {
+			d = pj.PredRunSec
+		}
+		plan(pj.Nodes, d)
 	}
 	return plan(j.Nodes, j.LimitSec)
 }

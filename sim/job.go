@@ -31,6 +31,10 @@ type Job struct {
 	// completions use it. Ignored when Cancel is set and the cancelled
 	// policy is CancelLeave.
 	RunSec int64
+	// PredRunSec is a run time predicted at submission (PredictRunTimes),
+	// 0 when none: only EstimatedStartPredicted plans with it; scheduling
+	// never does.
+	PredRunSec int64
 	// Cancel, when > 0, is when a job that never ran in the trace left the
 	// queue (sacct's End of a job cancelled while pending).
 	Cancel int64

@@ -37,7 +37,7 @@ func RuleScore(t Target, pred float64, pRemainingSec float64, estMinusPEndSec fl
 		return pred - pRemainingSec/3600
 	case TargetDeadline:
 		return -pred
-	case TargetEstimate:
+	case TargetEstimate, TargetEstimateRT:
 		return estMinusPEndSec / 3600
 	}
 	return pred
@@ -49,7 +49,7 @@ func ParamName(t Target) string {
 	switch t {
 	case TargetInterrupt, TargetCliff:
 		return "tau"
-	case TargetWait, TargetEstimate, TargetDeadline:
+	case TargetWait, TargetEstimate, TargetEstimateRT, TargetDeadline:
 		return "margin_h"
 	case TargetAdvantage:
 		return "bias_h"
@@ -72,6 +72,8 @@ func RuleText(t Target) string {
 		return "submit when Q(submit) - Q(wait) + bias_h >= 0 (the DQN's greedy rule with a bias)"
 	case TargetEstimate:
 		return "submit when the scheduler's estimated start of Q (the backfill window's end when Q fits nowhere in it) >= P's expected end - margin_h"
+	case TargetEstimateRT:
+		return "submit when the scheduler's estimated start of Q with predicted run times (the backfill window's end when Q fits nowhere in it) >= P's expected end - margin_h"
 	}
 	return "submit when predicted r >= -theta_h"
 }

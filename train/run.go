@@ -63,6 +63,8 @@ func ruleScores(s *features.Samples, t Target, pred []float32) ([]float64, error
 		rem, err = col("p_remaining_sec")
 	case TargetEstimate:
 		est, err = col("q_est_start_minus_p_end_sec")
+	case TargetEstimateRT:
+		est, err = col("q_est_rt_start_minus_p_end_sec")
 	}
 	if err != nil {
 		return nil, err
@@ -184,17 +186,27 @@ func budget(h float64) float64 {
 
 // RunEstimate chooses the margin of the scheduler's own estimate
 // (TargetEstimate: submit when squeue --start's estimate of Q ≥ P's
-// expected end − margin) on the samples' windows, which must be training
-// windows, and writes a model directory with manifest.json only. The rule
-// learns nothing else, so every window is replayed directly.
+// expected end − margin; opts.Target TargetEstimateRT: the same estimate
+// with predicted run times) on the samples' windows, which must be
+// training windows, and writes a model directory with manifest.json
+// only. The rule learns nothing else, so every window is replayed
+// directly.
 func RunEstimate(s *features.Samples, meta SamplesMeta, dir string, opts Options) (*Manifest, error) {
+	t := opts.Target
+	switch t {
+	case "":
+		t = TargetEstimate
+	case TargetEstimate, TargetEstimateRT:
+	default:
+		return nil, fmt.Errorf("train: RunEstimate: target %q is not an estimate", t)
+	}
 	if s.Len() == 0 {
 		return nil, fmt.Errorf("train: no samples")
 	}
 	if len(s.LabelRSec) != s.Len() {
 		return nil, fmt.Errorf("train: %w: no %s column", ErrSamples, features.ColLabelR)
 	}
-	scores, err := ruleScores(s, TargetEstimate, nil)
+	scores, err := ruleScores(s, t, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -203,12 +215,12 @@ func RunEstimate(s *features.Samples, meta SamplesMeta, dir string, opts Options
 		k = 5
 	}
 	units := withBlocks(Units(s), s, k)
-	op, err := ChooseOperatingPoint(TargetEstimate, scores, s.LabelRSec, units, budget(opts.OverlapBudgetH), opts.BudgetEveryBlock,
+	op, err := ChooseOperatingPoint(t, scores, s.LabelRSec, units, budget(opts.OverlapBudgetH), opts.BudgetEveryBlock,
 		fmt.Sprintf("the scheduler's estimate replayed on the %d training windows x chain sizes", len(units)))
 	if err != nil {
 		return nil, err
 	}
-	m := &Manifest{Kind: KindEstimate, Target: string(TargetEstimate), OperatingPoint: op, Features: meta.Features,
+	m := &Manifest{Kind: KindEstimate, Target: string(t), OperatingPoint: op, Features: meta.Features,
 		FeatureSchemaVersion: meta.SchemaVersion, Rows: s.Len(), Protocol: meta.Protocol, TraceDigest: meta.TraceDigest,
 		SimConfig: meta.SimConfig, Versions: versions(opts.Version)}
 	describe(m, s)

@@ -42,6 +42,10 @@ const (
 	// the same rule as TargetWait; `train --model estimate` only chooses
 	// its margin.
 	TargetEstimate Target = "estimate"
+	// TargetEstimateRT is TargetEstimate with predicted run times in
+	// place of limits (sim.EstimatedStartPredicted, the feature
+	// q_est_rt_start_minus_p_end_sec): `train --model estimate-rt`.
+	TargetEstimateRT Target = "estimate-rt"
 	// TargetAdvantage is a DQN's advantage of submitting, Q(s, submit) −
 	// Q(s, wait) in its reward's units (hours): no tree model; the DQN's
 	// greedy rule with a bias (submit when advantage + bias ≥ 0), whose

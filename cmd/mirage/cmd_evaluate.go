@@ -37,7 +37,11 @@ each policy family's best interruption reduction within a mean overlap of
 0.5, 1 and 2 h.
 
 Policies: reactive, immediate, avg, slurm-estimate (--margins 0,15m,1h sweeps
-its margin: slurm-estimate@margin=HOURS), oracle (zero interruption with the
+its margin: slurm-estimate@margin=HOURS), slurm-estimate-rt (the same estimate
+planned with predicted run times in place of limits: each job's user's recent
+run-time-to-limit ratio times its limit; --margins sweeps it too),
+slurm-estimate:DIR (the margin chosen by train --model estimate or estimate-rt),
+oracle (zero interruption with the
 least overlap), oracle-cost (least cost), forest:DIR, xgboost:DIR (models from
 mirage train; --theta 0.25,0.5,1 sweeps θ), dqn:DIR (mirage train --model
 dqn; arg-max of its Q-values, no θ).

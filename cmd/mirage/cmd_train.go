@@ -33,7 +33,10 @@ margin). The out-of-fold predictions are replayed on the training windows and th
 parameter with the largest interruption reduction at a mean overlap within
 --overlap-budget is chosen per chain size (manifest.json's operating_point; evaluate
 uses it). --model estimate learns nothing but that parameter for the scheduler's own
-start estimate (squeue --start): DIR/manifest.json only, the policy slurm-estimate:DIR.
+start estimate (squeue --start): DIR/manifest.json only, the policy slurm-estimate:DIR;
+--model estimate-rt does the same for that estimate with predicted run times (each
+job's user's recent run-time-to-limit ratio times its limit, sim.PredictRunTimes) in
+place of time limits.
 Samples labelled on the decision grid (features build --probes grid) make the replay
 exact at every labelled time.
 
@@ -55,7 +58,7 @@ as the policy dqn:DIR in mirage evaluate.
 	}
 	f := cmd.Flags()
 	d := defaultConfig().Train
-	f.String("model", d.Model, "model: forest, xgboost, dqn, or estimate (no model: choose the margin of the scheduler's own start estimate)")
+	f.String("model", d.Model, "model: forest, xgboost, dqn, estimate (no model: choose the margin of the scheduler's own start estimate) or estimate-rt (the same, with predicted run times in place of limits)")
 	f.String("target", d.Target, "forest/xgboost: what to predict: r (Q.start - P.end, hours), interrupt (P(r > 0), binary:logistic, calibrated), cliff (P(r > 0 at the next decision): does waiting one more step cross the cliff), deadline (hours to the last safe decision) or wait (Q's wait, hours)")
 	f.Duration("overlap-budget", d.OverlapBudget, "operating point: the most mean overlap per window; the rule's parameter (theta, tau or margin) is chosen per chain size by time-blocked CV on the training windows")
 	f.Bool("budget-every-block", false, "operating point: the overlap budget must hold in each of the --cv time blocks of the training period, not only on average (robust to drift between months)")
@@ -204,12 +207,12 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 		return usagef("train: --overlap-budget %s < 0", c.OverlapBudget)
 	}
 	budgetH := c.OverlapBudget.Hours()
-	if c.Model == train.KindEstimate {
+	if c.Model == train.KindEstimate || c.Model == string(train.TargetEstimateRT) {
 		s, meta, err := train.ReadSamples(cmd.Context(), c.Samples)
 		if err != nil {
 			return err
 		}
-		m, err := train.RunEstimate(s, meta, c.Output, train.Options{OverlapBudgetH: budgetH, K: c.CV, BudgetEveryBlock: c.BudgetEveryBlock, Version: version})
+		m, err := train.RunEstimate(s, meta, c.Output, train.Options{Target: train.Target(c.Model), OverlapBudgetH: budgetH, K: c.CV, BudgetEveryBlock: c.BudgetEveryBlock, Version: version})
 		if err != nil {
 			return samplesError(c.Samples, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/train"
 )
 
 func TestTrain_JSON(t *testing.T) {
@@ -162,6 +163,20 @@ func TestTrain_TargetsAndOperatingPoint(t *testing.T) {
 	var sum trainSummary
 	if err := json.Unmarshal([]byte(stdout), &sum); err != nil || sum.OperatingPoint == nil || sum.OperatingPoint.Param != "margin_h" {
 		t.Errorf("estimate summary: %v %s", err, stdout)
+	}
+	// estimate-rt reads the estimate with predicted run times: the
+	// samples above lack it, these have it.
+	if _, e, code := run(t, "train", "--model", "estimate-rt", "--samples", estSamples, "-o", est+"-rt"); code != 2 || !strings.Contains(e, "q_est_rt_start_minus_p_end_sec") {
+		t.Errorf("estimate-rt without q_est_rt_start_minus_p_end_sec: exit %d, want 2 naming the feature: %s", code, e)
+	}
+	rtSamples := filepath.Join(dir, "est-rt.parquet")
+	writeSamples(t, rtSamples, []string{"q_est_rt_start_minus_p_end_sec", "b"})
+	if _, e, code := run(t, "train", "--model", "estimate-rt", "--samples", rtSamples, "-o", est+"-rt"); code != 0 {
+		t.Fatalf("estimate-rt: exit %d: %s", code, e)
+	}
+	a, err := train.Open(est + "-rt")
+	if err != nil || a.Manifest.Target != string(train.TargetEstimateRT) || a.Manifest.OperatingPoint.Rule != train.RuleText(train.TargetEstimateRT) {
+		t.Errorf("estimate-rt manifest: %v %+v", err, a)
 	}
 	for name, args := range map[string][]string{
 		"BadTarget": {"train", "--target", "cost", "--samples", samples, "-o", est},
