@@ -57,30 +57,35 @@ func mustReadFile(tb testing.TB, path string, opts ingest.Options) ingested {
 // RFC3339 times ("" when unknown). SourceFile is left out (it is the case
 // name).
 type goldenJobLine struct {
-	JobID        string `json:"job_id"`
-	JobIDRaw     int64  `json:"job_id_raw"`
-	ArrayJobID   int64  `json:"array_job_id"`
-	ArrayTaskID  int64  `json:"array_task_id"`
-	HetJobID     int64  `json:"het_job_id"`
-	HetOffset    int64  `json:"het_offset"`
-	Cluster      string `json:"cluster"`
-	Partition    string `json:"partition"`
-	Account      string `json:"account"`
-	User         string `json:"user"`
-	UID          int64  `json:"uid"`
-	Group        string `json:"group"`
-	GID          int64  `json:"gid"`
-	JobName      string `json:"job_name"`
-	QOS          string `json:"qos"`
-	State        string `json:"state"`
-	CancelledBy  int64  `json:"cancelled_by"`
-	Reason       string `json:"reason"`
-	ExitCode     int32  `json:"exit_code"`
-	ExitSignal   int32  `json:"exit_signal"`
-	Submit       string `json:"submit"`
-	Eligible     string `json:"eligible"`
-	Start        string `json:"start"`
-	End          string `json:"end"`
+	JobID       string `json:"job_id"`
+	JobIDRaw    int64  `json:"job_id_raw"`
+	ArrayJobID  int64  `json:"array_job_id"`
+	ArrayTaskID int64  `json:"array_task_id"`
+	HetJobID    int64  `json:"het_job_id"`
+	HetOffset   int64  `json:"het_offset"`
+	Cluster     string `json:"cluster"`
+	Partition   string `json:"partition"`
+	Account     string `json:"account"`
+	User        string `json:"user"`
+	UID         int64  `json:"uid"`
+	Group       string `json:"group"`
+	GID         int64  `json:"gid"`
+	JobName     string `json:"job_name"`
+	QOS         string `json:"qos"`
+	State       string `json:"state"`
+	CancelledBy int64  `json:"cancelled_by"`
+	Reason      string `json:"reason"`
+	ExitCode    int32  `json:"exit_code"`
+	ExitSignal  int32  `json:"exit_signal"`
+	Submit      string `json:"submit"`
+	Eligible    string `json:"eligible"`
+	Start       string `json:"start"`
+	End         string `json:"end"`
+	// StartUnknown and ElapsedSec appear only for a job that ran from an
+	// unknown start (SWF wait -1), so the other formats' golden files do
+	// not carry them.
+	StartUnknown bool   `json:"start_unknown,omitempty"`
+	ElapsedSec   *int64 `json:"elapsed_sec,omitempty"`
 	TimelimitSec int64  `json:"timelimit_sec"`
 	NNodes       int32  `json:"nnodes"`
 	NCPUs        int32  `json:"ncpus"`
@@ -101,7 +106,12 @@ func rfc3339(t time.Time) string {
 }
 
 func toGoldenLine(j *trace.Job) goldenJobLine {
+	var elapsed *int64
+	if j.StartUnknown || j.ElapsedSec != trace.Unknown {
+		elapsed = &j.ElapsedSec
+	}
 	return goldenJobLine{
+		StartUnknown: j.StartUnknown, ElapsedSec: elapsed,
 		JobID: j.JobID, JobIDRaw: j.JobIDRaw, ArrayJobID: j.ArrayJobID, ArrayTaskID: j.ArrayTaskID,
 		HetJobID: j.HetJobID, HetOffset: j.HetOffset, Cluster: j.Cluster, Partition: j.Partition,
 		Account: j.Account, User: j.User, UID: j.UID, Group: j.Group, GID: j.GID, JobName: j.JobName,

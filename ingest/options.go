@@ -17,8 +17,18 @@ type Options struct {
 	// Cluster column, the Mirage format, SWF). "" leaves it empty.
 	Cluster string
 	// CoresPerNode maps SWF processor counts to nodes when the SWF header
-	// has no MaxNodes/MaxProcs; 0 means unknown (NNodes = processors).
+	// has no MaxNodes/MaxProcs (or they do not divide evenly); 0 means
+	// unknown: each processor is taken as a node (NNodes = NCPUs) and a
+	// note says so. Other formats ignore it.
 	CoresPerNode int
+	// StartTime anchors SWF's relative times when the SWF header has no
+	// UnixStartTime (or -1): Submit = StartTime + submit time, StartTime
+	// truncated to whole seconds. The zero Time means none: times then
+	// count from the Unix epoch (1970-01-01), and a note says so. A
+	// header's UnixStartTime wins, with a note when the two differ. It
+	// must lie within 1970-01-01 and about 317 years after (ErrBadTime).
+	// Other formats ignore it.
+	StartTime time.Time
 	// Strict stops at the first bad row with its *ParseError instead of
 	// quarantining it.
 	Strict bool

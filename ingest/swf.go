@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mirage-hpc/mirage/trace"
@@ -91,23 +90,21 @@ const swfMaxMemMB = 1 << 40
 // comments are not rows; every data line is one (Summary.RowsRead).
 //
 // Header comments are read until the first data line; later comments are
-// ignored. UnixStartTime gives the instant the relative times count from
-// (without it, or with -1, they count from the Unix epoch, and a note says
-// so); a UnixStartTime that is not a number stops the read with a
-// *ParseError, Strict or not, since every time would be wrong.
-// MaxProcs/MaxNodes give the cores per node (a bad one is noted and
+// ignored (swf_header.go). UnixStartTime gives the instant the relative
+// times count from; without it (or with -1) Options.StartTime does, and
+// without that they count from the Unix epoch and a note says that dates
+// are relative to 1970-01-01. A UnixStartTime that is not a number stops
+// the read with a *ParseError, Strict or not, since every time would be
+// wrong. MaxProcs/MaxNodes give the cores per node (a bad one is noted and
 // ignored). TimeZoneString is ignored: SWF times are relative seconds, so
 // the zone plays no part and z is unused.
 //
 // Each data line becomes a trace.Job:
 //
 //	JobID, JobIDRaw  the job number (JobID in canonical decimal form)
-//	Submit           UnixStartTime + submit time (UTC); unknown when the
-//	                 submit time is -1, and then so are Start and End
-//	Start            Submit + wait time when the wait is known; unknown for a
-//	                 cancelled job (status 5) with run time <= 0, which
-//	                 never started: its End is Submit + wait
-//	End              Start + run time when the run time is known
+//	Submit           start + submit time (UTC); unknown when the submit
+//	                 time is -1, and then so are Start and End
+//	Start, End       see "Times" below
 //	TimelimitSec     requested time; trace.NoLimit when -1
 //	NCPUs            allocated processors, or requested processors when the
 //	                 allocated count is -1 or 0; 0 when neither is known
@@ -117,12 +114,22 @@ const swfMaxMemMB = 1 << 40
 //	                 a note says processors were taken as nodes)
 //	ReqMemMB         requested memory (KB per processor) * NCPUs / 1024,
 //	                 rounded; trace.Unknown when memory or processors are -1
-//	State            1 COMPLETED, 0 FAILED, 5 CANCELLED, -1 UNKNOWN
+//	State            from the status: see swfState
 //	UID, GID         user and group ID; trace.NoID when -1
 //	Partition        the partition number in decimal ("" when -1)
 //	QOS              the queue number in decimal ("" when -1); by SWF
 //	                 convention queue 0 marks interactive jobs
 //	Cluster          Options.Cluster
+//
+// Times, by status (field 11), wait time (3) and run time (4):
+//
+//	cancelled (5), run <= 0      never ran: no Start; End = Submit + wait
+//	                             when the wait is known, else unknown
+//	wait >= 0                    Start = Submit + wait; End = Start + run
+//	                             when the run time is known
+//	wait -1, run >= 0            ran from an unknown start: StartUnknown,
+//	                             ElapsedSec = run, no Start or End
+//	wait -1, run -1              nothing is known: no Start or End
 //
 // Time fields may be decimals ("12.5"); they are truncated to whole
 // seconds. Processor counts, IDs, status, queue and partition must be whole
@@ -130,7 +137,8 @@ const swfMaxMemMB = 1 << 40
 // time, used memory, executable, preceding job, think time) must still be
 // numbers. A bad line is quarantined with the field's name (job_number,
 // submit_time, ..., think_time; see swfFieldNames) and ErrFieldCount,
-// ErrBadNumber, ErrBadJobID or trace.ErrBadState.
+// ErrBadNumber, ErrBadJobID or trace.ErrBadState; a line whose every field
+// but the job number is -1 is quarantined as a whole with ErrAllUnknown.
 //
 // Checkpointed or swapped jobs appear in SWF as a summary line (status 0,
 // 1 or 5) plus one line per partial execution (status 2: to be continued,
@@ -139,8 +147,12 @@ const swfMaxMemMB = 1 << 40
 // adjacent to it (before or after), are folded into it like sacct steps
 // (Job.Steps, Summary.StepsFolded). Adjacent partial lines without a
 // summary line become one job: Submit and Start from the first, End and
-// State from the last (2 PREEMPTED, 3 COMPLETED, 4 FAILED).
+// State from the last (2 PREEMPTED, 3 COMPLETED, 4 FAILED); when the first
+// part's start is unknown, ElapsedSec sums the parts' run times.
 func readSWF(c *collector, r io.Reader, _ *zone, opts *Options) error {
+	if err := checkStartTime(opts.StartTime); err != nil {
+		return fmt.Errorf("%s: %w", c.path, err)
+	}
 	s := &swfReader{c: c, opts: opts, strs: interner{}}
 	lr := newLineReader(r)
 	comments := false
@@ -181,7 +193,11 @@ func readSWF(c *collector, r io.Reader, _ *zone, opts *Options) error {
 		}
 		return fmt.Errorf("%s: %w", c.path, ErrEmptyInput)
 	}
-	return s.flush()
+	if err := s.flush(); err != nil {
+		return err
+	}
+	s.noteStartUnknown()
+	return nil
 }
 
 // swfReader holds the state of one SWF input.
@@ -197,6 +213,8 @@ type swfReader struct {
 	maxProcs int64 // MaxProcs header, 0 when absent
 	cpn      int64 // cores per node, 0: processors are nodes
 	inData   bool  // a data line was seen: the header is over
+
+	startUnknown int64 // jobs written with StartUnknown
 
 	fields [swfFields][]byte
 	vals   [swfFields]int64
@@ -221,73 +239,6 @@ func trimSWFSpace(b []byte) []byte {
 		b = b[:len(b)-1]
 	}
 	return b
-}
-
-// header reads one header comment (without its ';'), "Key: value".
-func (s *swfReader) header(b []byte, line int64) error {
-	i := bytes.IndexByte(b, ':')
-	if i < 0 {
-		return nil
-	}
-	key := string(trimSWFSpace(b[:i]))
-	val := trimSWFSpace(b[i+1:])
-	for k, c := range val {
-		if isSWFSpace(c) {
-			val = val[:k]
-			break
-		}
-	}
-	switch {
-	case strings.EqualFold(key, "UnixStartTime"):
-		if s.hasStart {
-			return nil
-		}
-		n, frac, neg, err := swfNumber(val)
-		if len(val) == 0 || err == nil && n == -1 && !frac {
-			return nil // empty or unknown: as if absent
-		}
-		if err != nil || neg || n > swfMaxSeconds {
-			return &ParseError{Path: s.c.path, Line: line, Field: "UnixStartTime",
-				Err: fmt.Errorf("%w: %q (want seconds since the Unix epoch)", ErrBadTime, val)}
-		}
-		s.start, s.hasStart = n, true
-	case strings.EqualFold(key, "MaxNodes"):
-		s.maxNodes = s.positive(val, "MaxNodes", line)
-	case strings.EqualFold(key, "MaxProcs"):
-		s.maxProcs = s.positive(val, "MaxProcs", line)
-	}
-	return nil
-}
-
-// positive parses a header count, noting and ignoring a bad one.
-func (s *swfReader) positive(val []byte, key string, line int64) int64 {
-	n, frac, _, err := swfNumber(val)
-	if err != nil || frac || n <= 0 {
-		s.c.note(fmt.Sprintf("header line %d: %s %q is not a positive whole number; ignored", line, key, val))
-		return 0
-	}
-	return n
-}
-
-// begin ends the header: it fixes the cores per node and notes what the
-// header lacked.
-func (s *swfReader) begin() {
-	s.inData = true
-	if !s.hasStart {
-		s.c.note("no UnixStartTime header: submit times are taken as seconds since the Unix epoch (1970-01-01T00:00:00Z)")
-	}
-	if s.maxNodes > 0 && s.maxProcs > 0 {
-		if s.maxProcs%s.maxNodes == 0 {
-			s.cpn = s.maxProcs / s.maxNodes
-			return
-		}
-		s.c.note(fmt.Sprintf("MaxProcs %d is not a multiple of MaxNodes %d: cores per node unknown from the header", s.maxProcs, s.maxNodes))
-	}
-	if s.opts.CoresPerNode > 0 {
-		s.cpn = int64(s.opts.CoresPerNode)
-		return
-	}
-	s.c.note("cores per node unknown (no MaxProcs/MaxNodes header, no cores-per-node option): processors were taken as nodes (NNodes = NCPUs)")
 }
 
 // line parses one data line (t is the line trimmed, raw as read) and hands
@@ -329,6 +280,10 @@ func (s *swfReader) parse(t []byte, line int64, j *trace.Job) (int64, *ParseErro
 		return 0, &ParseError{Path: s.c.path, Line: line,
 			Err: fmt.Errorf("%w: %d, want %d", ErrFieldCount, nf, swfFields)}
 	}
+	if s.allUnknown() {
+		return 0, &ParseError{Path: s.c.path, Line: line,
+			Err: fmt.Errorf("%w: every field but the job number is -1", ErrAllUnknown)}
+	}
 	v := &s.vals
 	for i := range s.fields {
 		x, perr := s.value(i, line)
@@ -364,6 +319,17 @@ func (s *swfReader) parse(t []byte, line int64, j *trace.Job) (int64, *ParseErro
 	j.Partition = s.decimal(v[swfPartition])
 	j.QOS = s.decimal(v[swfQueue])
 	return status, nil
+}
+
+// allUnknown reports whether every field of the split line but the job
+// number is -1 ("-1", "-1.0", ...).
+func (s *swfReader) allUnknown() bool {
+	for _, b := range s.fields[swfJob+1:] {
+		if n, frac, _, err := swfNumber(b); err != nil || n != -1 || frac {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *swfReader) errf(line int64, field int, err error) *ParseError {
@@ -435,7 +401,19 @@ func swfFloat(b []byte, whole int64) float64 {
 	return f
 }
 
-// swfState maps an SWF status to a State.
+// swfState maps an SWF status to a State, as in the SWF definition's
+// usage note on checkpointing and swapping:
+//
+//	status  SWF meaning                                   State
+//	 0      job failed                                    FAILED
+//	 1      job completed successfully                    COMPLETED
+//	 2      this partial execution will be continued      PREEMPTED
+//	 3      last partial execution, job completed         COMPLETED
+//	 4      last partial execution, job failed            FAILED
+//	 5      job cancelled (before starting or during run) CANCELLED
+//	-1      unknown (models, or not recorded)             UNKNOWN
+//
+// Whether a cancelled job ran is decided by its run time (see times).
 func swfState(status int64) trace.State {
 	switch status {
 	case swfCompleted, swfPartialDone:
@@ -450,21 +428,23 @@ func swfState(status int64) trace.State {
 	return trace.StateUnknown
 }
 
-// times fills Submit, Start and End from the parsed values.
+// times fills Submit, Start, End, StartUnknown and ElapsedSec from the
+// parsed values, as the table in readSWF's comment says.
 func (s *swfReader) times(j *trace.Job, status int64) {
 	v := &s.vals
-	if v[swfSubmit] < 0 {
-		return
+	submit, wait, run := s.start+v[swfSubmit], v[swfWait], v[swfRun]
+	known := v[swfSubmit] >= 0
+	if known {
+		j.Submit = time.Unix(submit, 0).UTC()
 	}
-	submit := s.start + v[swfSubmit]
-	wait, run := v[swfWait], v[swfRun]
-	j.Submit = time.Unix(submit, 0).UTC()
 	switch {
 	case status == swfCancelled && run <= 0:
-		if wait >= 0 {
+		if known && wait >= 0 {
 			j.End = time.Unix(submit+wait, 0).UTC()
 		}
-	case wait >= 0:
+	case wait < 0 && run >= 0:
+		j.StartUnknown, j.ElapsedSec = true, run
+	case known && wait >= 0:
 		start := submit + wait
 		j.Start = time.Unix(start, 0).UTC()
 		if run >= 0 {
@@ -551,6 +531,9 @@ func (s *swfReader) add(j *trace.Job, status int64) error {
 func (s *swfReader) extend(p *trace.Job) {
 	o := &s.open
 	o.State = p.State
+	if o.StartUnknown && p.StartUnknown {
+		o.ElapsedSec += p.ElapsedSec
+	}
 	if o.Start.IsZero() {
 		return
 	}
@@ -565,5 +548,8 @@ func (s *swfReader) flush() error {
 		return nil
 	}
 	s.hasOpen = false
+	if s.open.StartUnknown {
+		s.startUnknown++
+	}
 	return s.c.job(&s.open)
 }

@@ -38,6 +38,8 @@ func FuzzSWF(f *testing.F) {
 	f.Add([]byte("; UnixStartTime: 0\n"+swfLine(map[int]string{11: "2"})+"\n"+swfLine(map[int]string{11: "4", 3: "500"})+"\r\n"), 3)
 	f.Add([]byte(swfLine(map[int]string{2: "7.5", 10: "333.25", 5: "3"})), 0)
 	f.Add([]byte("; MaxNodes: 3\n; MaxProcs: 9\n"+swfLine(map[int]string{11: "5", 4: "0"})), 0)
+	f.Add([]byte(swfLine(map[int]string{3: "-1", 11: "5"})+"\n"+swfLine(map[int]string{1: "2", 3: "-1", 4: "0"})), 0)
+	f.Add([]byte(strings.Repeat("-1 ", 18)+"\n"+swfLine(map[int]string{1: "3", 3: "-1.0", 11: "2"})+"\n"+swfLine(map[int]string{1: "3", 3: "-1", 11: "3"})), 2)
 	f.Add([]byte(";\n"), 0)
 	f.Add([]byte(""), 0)
 
@@ -176,6 +178,10 @@ func swfCheckJob(t *testing.T, j *trace.Job) {
 	if !j.End.IsZero() && j.Start.IsZero() && (j.State != trace.StateCancelled || j.End.Before(j.Submit)) {
 		bad("End without Start for a job that was not cancelled before it started")
 	}
+	if j.StartUnknown && (!j.Start.IsZero() || !j.End.IsZero() || j.ElapsedSec < 0) ||
+		!j.StartUnknown && j.ElapsedSec != trace.Unknown {
+		bad("StartUnknown with a Start, an End or no ElapsedSec, or ElapsedSec without StartUnknown")
+	}
 	if j.NCPUs < 0 || j.NNodes < 0 || j.NNodes > j.NCPUs || (j.NCPUs > 0) != (j.NNodes > 0) {
 		bad("bad processor or node count")
 	}
@@ -197,8 +203,9 @@ func swfProbeBase(t *testing.T, header string, opts ingest.Options) int64 {
 }
 
 // swfEncode writes j as an SWF data line whose times count from base
-// (Unix seconds). Fields a trace.Job does not keep are -1; allocated and
-// requested processors are both NCPUs.
+// (Unix seconds). Fields a trace.Job does not keep are -1, but for think
+// time 0 when every other field would be -1 (a line the reader
+// quarantines); allocated and requested processors are both NCPUs.
 func swfEncode(j *trace.Job, base int64) string {
 	var f [18]string
 	for i := range f {
@@ -217,6 +224,8 @@ func swfEncode(j *trace.Job, base int64) string {
 		}
 	case j.State == trace.StateCancelled && !j.End.IsZero():
 		f[2], f[3] = itoa(j.End.Unix()-j.Submit.Unix()), "0"
+	case j.StartUnknown:
+		f[3] = itoa(j.ElapsedSec)
 	}
 	f[4], f[7] = itoa(int64(j.NCPUs)), itoa(int64(j.NCPUs))
 	if j.TimelimitSec != trace.NoLimit {
@@ -244,6 +253,13 @@ func swfEncode(j *trace.Job, base int64) string {
 	}
 	if j.Partition != "" {
 		f[15] = j.Partition
+	}
+	known := false
+	for _, v := range f[1:] {
+		known = known || v != "-1"
+	}
+	if !known {
+		f[17] = "0" // the job came from a line with a field it does not keep
 	}
 	return strings.Join(f[:], " ")
 }

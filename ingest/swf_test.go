@@ -25,6 +25,17 @@ const swfEpoch = 1136073600
 // swfHeader is a minimal SWF header: UnixStartTime swfEpoch, 4 cores per node.
 const swfHeader = "; Version: 2.2\n; UnixStartTime: 1136073600\n; MaxNodes: 10\n; MaxProcs: 40\n"
 
+// swfEpochNote is the note for a header-less input without
+// Options.StartTime.
+const swfEpochNote = "no UnixStartTime header: times count from the Unix epoch, so dates are relative to 1970-01-01T00:00:00Z; pass --start-time to anchor them"
+
+// swfCoresNote is the note for an input whose cores per node are unknown.
+const swfCoresNote = "cores per node unknown (no MaxProcs/MaxNodes header): each processor was taken as a node (NNodes = NCPUs); pass --cores-per-node to set it"
+
+// swfStartUnknownNote is the note for an input with one job that ran from
+// an unknown start.
+const swfStartUnknownNote = "1 job has a wait time of -1 but a known run time: it ran from an unknown start (start_unknown), and is left out of waits"
+
 // swfAt returns the instant sec seconds after swfEpoch.
 func swfAt(sec int64) time.Time { return time.Unix(swfEpoch+sec, 0).UTC() }
 
@@ -166,16 +177,15 @@ func TestReadSWF_NoHeader(t *testing.T) {
 			}),
 		}
 	}
-	const noStart = "no UnixStartTime header: submit times are taken as seconds since the Unix epoch (1970-01-01T00:00:00Z)"
 	tests := []struct {
 		Name  string
 		Cores int
 		Want  []trace.Job
 		Notes []string
 	}{
-		{"CoresPerNode", 4, jobs(3, 1, 1), []string{noStart}},
-		{"ProcsAsNodes", 0, jobs(9, 3, 2), []string{noStart,
-			"cores per node unknown (no MaxProcs/MaxNodes header, no cores-per-node option): processors were taken as nodes (NNodes = NCPUs)"}},
+		{"CoresPerNode", 4, jobs(3, 1, 1), []string{swfEpochNote}},
+		{"ProcsAsNodes", 0, jobs(9, 3, 2), []string{swfEpochNote,
+			swfCoresNote}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.Name, func(t *testing.T) {
@@ -275,8 +285,10 @@ func TestReadSWF_Mapping(t *testing.T) {
 			Input: swfHeader + swfLine(map[int]string{2: "1.9", 3: "-1.0", 4: "0.5", 5: "4.00", 9: "59.99", 10: "0.5", 12: "7.0", 18: "2.25"}),
 			Want: []trace.Job{base(5, func(j *trace.Job) {
 				j.Submit, j.Start, j.End = swfAt(1), time.Time{}, time.Time{}
+				j.StartUnknown, j.ElapsedSec = true, 0       // wait -1, run 0.5 s: ran from an unknown start
 				j.TimelimitSec, j.ReqMemMB, j.UID = 59, 0, 7 // 0.5 KB * 4 / 1024 rounds to 0
 			})},
+			Notes: []string{swfStartUnknownNote},
 		},
 		{
 			Name:  "MemoryRounded",
@@ -323,7 +335,7 @@ func TestReadSWF_Mapping(t *testing.T) {
 			Want:  []trace.Job{base(4, func(j *trace.Job) { j.NCPUs, j.NNodes = 9, 9 })},
 			Notes: []string{
 				`header line 2: MaxNodes "many" is not a positive whole number; ignored`,
-				"cores per node unknown (no MaxProcs/MaxNodes header, no cores-per-node option): processors were taken as nodes (NNodes = NCPUs)",
+				swfCoresNote,
 			},
 		},
 		{
@@ -332,7 +344,7 @@ func TestReadSWF_Mapping(t *testing.T) {
 			Want: []trace.Job{base(3, func(j *trace.Job) {
 				j.Submit, j.Start, j.End = time.Unix(86400, 0).UTC(), time.Unix(86410, 0).UTC(), time.Unix(86510, 0).UTC()
 			})},
-			Notes: []string{"no UnixStartTime header: submit times are taken as seconds since the Unix epoch (1970-01-01T00:00:00Z)"},
+			Notes: []string{swfEpochNote},
 		},
 		{
 			Name:  "UnknownUnixStartTime",
@@ -340,7 +352,7 @@ func TestReadSWF_Mapping(t *testing.T) {
 			Want: []trace.Job{base(5, func(j *trace.Job) {
 				j.Submit, j.Start, j.End = time.Unix(86400, 0).UTC(), time.Unix(86410, 0).UTC(), time.Unix(86510, 0).UTC()
 			})},
-			Notes: []string{"no UnixStartTime header: submit times are taken as seconds since the Unix epoch (1970-01-01T00:00:00Z)"},
+			Notes: []string{swfEpochNote},
 		},
 		{
 			Name:  "Cluster",

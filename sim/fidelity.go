@@ -44,7 +44,8 @@ type MonthFidelity struct {
 // waits in seconds; actual[i] and simulated[i] are the waits of job i, and
 // months, when not nil, its month of submission ("YYYY-MM"), which adds
 // PerMonth. The caller picks the jobs: usually those that started both in
-// the trace and in the simulation. It panics when the lengths differ.
+// the trace and in the simulation, as CompareReplay does. It panics when
+// the lengths differ.
 // Empty input gives a zero Fidelity.
 func CompareWaits(actual, simulated []int64, months []string) Fidelity {
 	if len(actual) != len(simulated) || months != nil && len(months) != len(actual) {
@@ -72,6 +73,49 @@ func CompareWaits(actual, simulated []int64, months []string) Fidelity {
 		g = h
 	}
 	return f
+}
+
+// TraceWait returns the job's wait in the trace, TraceStart - Submit in
+// seconds, and whether it has one: false for a job that never started in
+// the trace, one that ran from a start the trace did not record
+// (trace.Job.StartUnknown; FromTrace gives both TraceStart 0), and one not
+// from a trace. Fidelity compares only jobs with a trace wait.
+func (j *Job) TraceWait() (int64, bool) {
+	if j.TraceStart <= 0 {
+		return 0, false
+	}
+	return j.TraceStart - j.Submit, true
+}
+
+// CompareReplay returns the fidelity of a replay of jobs (as FromTrace
+// makes them), starts[i] being job i's simulated start in Unix seconds
+// (negative when it never started). It compares, with CompareWaits, the
+// jobs that have a trace wait (Job.TraceWait) and started in the
+// simulation; jobs whose trace start is unknown are left out. month, when
+// not nil, labels a submit time (Unix seconds) with its month ("YYYY-MM")
+// and adds PerMonth. It panics when the lengths of jobs and starts differ.
+func CompareReplay(jobs []Job, starts []int64, month func(submit int64) string) Fidelity {
+	if len(jobs) != len(starts) {
+		panic("sim: CompareReplay: slice lengths differ")
+	}
+	var actual, simulated []int64
+	var months []string
+	for i := range jobs {
+		j := &jobs[i]
+		wait, ok := j.TraceWait()
+		if !ok || starts[i] < 0 {
+			continue
+		}
+		actual = append(actual, wait)
+		simulated = append(simulated, starts[i]-j.Submit)
+		if month != nil {
+			months = append(months, month(j.Submit))
+		}
+	}
+	if month != nil && months == nil {
+		months = []string{}
+	}
+	return CompareWaits(actual, simulated, months)
 }
 
 // compareWaits computes everything but PerMonth.

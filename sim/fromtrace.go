@@ -67,7 +67,8 @@ type Conversion struct {
 	// 0..Users-1).
 	Users int `json:"users"`
 	// Cancelled counts converted jobs that never started in the trace and
-	// leave the queue at their trace End (Job.Cancel > 0).
+	// leave the queue at their trace End, or at Submit for a cancelled job
+	// without one (Job.Cancel > 0).
 	Cancelled int `json:"cancelled"`
 	// Running counts converted jobs that started but have no End (still
 	// running when the trace was taken); their RunSec is their LimitSec.
@@ -76,6 +77,11 @@ type Conversion struct {
 	// pending when the trace was taken); their RunSec is their LimitSec and
 	// Cancel is 0, so the simulation may run them.
 	Pending int `json:"pending"`
+	// StartUnknown counts converted jobs that ran in the trace from a start
+	// it did not record (trace.Job.StartUnknown, an SWF wait of -1): they
+	// run for their recorded run time like any job, but have no
+	// TraceStart, so fidelity and warm windows leave them out.
+	StartUnknown int `json:"start_unknown"`
 	// Skipped counts the jobs left out, by reason, sorted by Reason;
 	// reasons with no jobs are absent.
 	Skipped []SkipCount `json:"skipped"`
@@ -94,9 +100,13 @@ type Conversion struct {
 //   - A job that ran (not NeverStarted) has TraceStart = Start and
 //     RunSec = min(End-Start, LimitSec), at least 0; without End (still
 //     running) RunSec = LimitSec.
+//   - A job that ran from an unknown start (StartUnknown) has RunSec =
+//     min(ElapsedSec, LimitSec) and TraceStart 0: it is runnable, and
+//     excluded from fidelity and warm windows, which need a trace start.
 //   - A job that never ran has RunSec 0 and Cancel = End (at least
-//     Submit), or, without End (still pending), RunSec = LimitSec and no
-//     Cancel.
+//     Submit); without End, a cancelled one (an SWF job cancelled before
+//     it started, at a time not recorded) has Cancel = Submit, and any
+//     other (still pending) RunSec = LimitSec and no Cancel.
 //   - Eligible is the trace's Eligible when known and after Submit, else 0.
 //   - User is a dense index in order of first appearance, keyed by the
 //     user name, or the UID when the name is empty; -1 when both are
@@ -180,7 +190,7 @@ func skipReason(j *trace.Job, opts *FromTraceOptions) int {
 
 // convertJob converts everything but User, counts the job's kind in conv,
 // and returns the job's real trace end (Unix seconds; 0 when it did not
-// run or has no End).
+// run, has no End, or ran from an unknown start).
 func convertJob(tj *trace.Job, opts *FromTraceOptions, conv *Conversion) (Job, int64) {
 	j := Job{
 		Name:   tj.JobID,
@@ -198,6 +208,13 @@ func convertJob(tj *trace.Job, opts *FromTraceOptions, conv *Conversion) (Job, i
 	}
 	var end int64
 	switch {
+	case tj.StartUnknown:
+		run := max(0, tj.ElapsedSec)
+		if !hasLimit {
+			j.LimitSec = max(j.LimitSec, run)
+		}
+		j.RunSec = min(run, j.LimitSec)
+		conv.StartUnknown++
 	case !tj.NeverStarted() && !tj.End.IsZero():
 		j.TraceStart = tj.Start.Unix()
 		end = tj.End.Unix()
@@ -212,6 +229,9 @@ func convertJob(tj *trace.Job, opts *FromTraceOptions, conv *Conversion) (Job, i
 		conv.Running++
 	case !tj.End.IsZero():
 		j.Cancel = max(tj.End.Unix(), j.Submit)
+		conv.Cancelled++
+	case tj.State == trace.StateCancelled:
+		j.Cancel = j.Submit
 		conv.Cancelled++
 	default:
 		j.RunSec = j.LimitSec

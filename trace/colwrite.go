@@ -34,6 +34,7 @@ const (
 	colInt32                    // required INT32
 	colTime                     // optional TIMESTAMP(MILLIS), the zero Time is NULL
 	colState                    // required BYTE_ARRAY, State.String
+	colBool                     // required BOOLEAN
 )
 
 // colSpec is one column: its name in row's schema, kind and accessor.
@@ -76,6 +77,8 @@ var jobColumns = []colSpec{
 	{name: "eligible", kind: colTime, off: unsafe.Offsetof(Job{}.Eligible)},
 	{name: "start", kind: colTime, off: unsafe.Offsetof(Job{}.Start)},
 	{name: "end", kind: colTime, off: unsafe.Offsetof(Job{}.End)},
+	{name: "start_unknown", kind: colBool, off: unsafe.Offsetof(Job{}.StartUnknown)},
+	{name: "elapsed_sec", kind: colOptInt64, null: Unknown, off: unsafe.Offsetof(Job{}.ElapsedSec)},
 	{name: "timelimit_sec", kind: colOptInt64, null: NoLimit, off: unsafe.Offsetof(Job{}.TimelimitSec)},
 	{name: "nnodes", kind: colInt32, off: unsafe.Offsetof(Job{}.NNodes)},
 	{name: "ncpus", kind: colInt32, off: unsafe.Offsetof(Job{}.NCPUs)},
@@ -118,7 +121,7 @@ var kindTypes = map[colKind]reflect.Type{
 	colString: reflect.TypeFor[string](), colOptString: reflect.TypeFor[string](),
 	colInt64: reflect.TypeFor[int64](), colOptInt64: reflect.TypeFor[int64](),
 	colInt32: reflect.TypeFor[int32](), colTime: reflect.TypeFor[time.Time](),
-	colState: reflect.TypeFor[State](),
+	colState: reflect.TypeFor[State](), colBool: reflect.TypeFor[bool](),
 }
 
 // checkOffset verifies that spec's offset is that of a Job field of the
@@ -227,6 +230,11 @@ func (cw *colWriter) writeColumns(jobs []Job) error {
 		case colInt32:
 			for i := range jobs {
 				vals[i] = parquet.Int32Value(*field[int32](&jobs[i], off))
+				vals[i].SetDefinitionLevel(def)
+			}
+		case colBool:
+			for i := range jobs {
+				vals[i] = parquet.BooleanValue(*field[bool](&jobs[i], off))
 				vals[i].SetDefinitionLevel(def)
 			}
 		case colTime:

@@ -32,6 +32,10 @@
 //	             begin time reached, hold released).
 //	Start, End   when the job started and ended. A job cancelled while
 //	             pending has no Start ("None") and End = cancellation time.
+//	StartUnknown a job that ran although the input did not record when it
+//	             started (an SWF wait time of -1): its run time is in
+//	             ElapsedSec, it has no Start or End, no wait, and it is not
+//	             "never started". (Mirage's word, not Slurm's.)
 //	Timelimit    the wall-time limit requested; UNLIMITED or Partition_Limit
 //	             when none is known (TimelimitSec = NoLimit).
 //	UID, GID     numeric user and group IDs; NoID when unknown.

@@ -71,6 +71,16 @@ type Job struct {
 	Start    time.Time
 	End      time.Time
 
+	// StartUnknown marks a job that ran although the input did not record
+	// when it started: an SWF line whose wait time is -1 (unknown) but whose
+	// run time is known. Start and End are then zero and ElapsedSec holds
+	// the run time. Such a job is not NeverStarted; it has no Wait, so it
+	// is left out of wait statistics and of replay fidelity.
+	StartUnknown bool
+	// ElapsedSec is the run time in seconds of a StartUnknown job (>= 0);
+	// Unknown for every other job, whose run time is End - Start (RunTime).
+	ElapsedSec int64
+
 	// TimelimitSec is the wall-time limit in seconds; NoLimit when UNLIMITED
 	// or Partition_Limit.
 	TimelimitSec int64
@@ -114,13 +124,16 @@ func NewJob() Job {
 		TimelimitSec: NoLimit,
 		ReqMemMB:     Unknown,
 		Priority:     Unknown,
+		ElapsedSec:   Unknown,
 	}
 }
 
-// Started reports whether the job ever started running.
-func (j *Job) Started() bool { return !j.Start.IsZero() }
+// Started reports whether the job ever started running: its Start is
+// known, or it is StartUnknown.
+func (j *Job) Started() bool { return !j.Start.IsZero() || j.StartUnknown }
 
-// Wait returns Start - Submit, and false when either is unknown.
+// Wait returns Start - Submit, and false when either is unknown (as for a
+// StartUnknown job).
 func (j *Job) Wait() (time.Duration, bool) {
 	if j.Start.IsZero() || j.Submit.IsZero() {
 		return 0, false
@@ -128,9 +141,12 @@ func (j *Job) Wait() (time.Duration, bool) {
 	return j.Start.Sub(j.Submit), true
 }
 
-// RunTime returns End - Start, and false when the job never started or has
-// not ended.
+// RunTime returns End - Start, or ElapsedSec for a StartUnknown job, and
+// false when the job never started or has not ended.
 func (j *Job) RunTime() (time.Duration, bool) {
+	if j.StartUnknown {
+		return time.Duration(j.ElapsedSec) * time.Second, j.ElapsedSec >= 0
+	}
 	if j.Start.IsZero() || j.End.IsZero() {
 		return 0, false
 	}
@@ -149,10 +165,14 @@ func (j *Job) Position() string {
 }
 
 // NeverStarted reports whether the job left the queue without running: its
-// Start is unknown (sacct "None"), or it was cancelled (or its state is
-// unknown, as in traces without a State column) with Start == End, which is
-// how sacct records a job cancelled while pending.
+// Start is unknown (sacct "None") and it is not StartUnknown, or it was
+// cancelled (or its state is unknown, as in traces without a State column)
+// with Start == End, which is how sacct records a job cancelled while
+// pending.
 func (j *Job) NeverStarted() bool {
+	if j.StartUnknown {
+		return false
+	}
 	if j.Start.IsZero() {
 		return true
 	}

@@ -8,7 +8,7 @@ import (
 // SchemaVersion is the version of the Parquet layout written by Writer.
 // Bump it when a column is added, removed or changes meaning, keep a fixture
 // of the old version in testdata, and keep reading it.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // MetaSchemaVersion is the key-value metadata key that holds SchemaVersion.
 const MetaSchemaVersion = "mirage.trace.schema_version"
@@ -48,6 +48,8 @@ type row struct {
 	Eligible     *int64 `parquet:"eligible,optional,timestamp(millisecond)"`
 	Start        *int64 `parquet:"start,optional,timestamp(millisecond)"`
 	End          *int64 `parquet:"end,optional,timestamp(millisecond)"`
+	StartUnknown bool   `parquet:"start_unknown"`
+	ElapsedSec   *int64 `parquet:"elapsed_sec,optional"`
 	TimelimitSec *int64 `parquet:"timelimit_sec,optional"`
 	NNodes       int32  `parquet:"nnodes"`
 	NCPUs        int32  `parquet:"ncpus"`
@@ -108,6 +110,8 @@ func fromRow(j *Job, r *row) error {
 		Eligible:     fromMillis(r.Eligible),
 		Start:        fromMillis(r.Start),
 		End:          fromMillis(r.End),
+		StartUnknown: r.StartUnknown,
+		ElapsedSec:   valueOr(r.ElapsedSec, Unknown),
 		TimelimitSec: valueOr(r.TimelimitSec, NoLimit),
 		NNodes:       r.NNodes,
 		NCPUs:        r.NCPUs,

@@ -32,17 +32,24 @@ type Stats struct {
 	// WaitSec summarizes Start - Submit over the jobs with both known,
 	// including jobs that never ran but have a Start (a job cancelled while
 	// pending, as sacct records it). Negative waits are kept as they are.
+	// StartUnknown jobs have no wait and are not in it.
 	WaitSec Quantiles `json:"wait_sec"`
-	// RunSec summarizes End - Start over the jobs with both known.
+	// RunSec summarizes the run times (Job.RunTime) of the jobs that have
+	// one: End - Start where both are known, ElapsedSec for StartUnknown
+	// jobs.
 	RunSec Quantiles `json:"run_sec"`
 	// TimeoutJobs counts the jobs that ran for at least their time limit
-	// (Job.HitLimit), and TimeoutShare is TimeoutJobs / Jobs (0 for an
-	// empty trace).
+	// (Job.HitLimit, StartUnknown jobs included), and TimeoutShare is
+	// TimeoutJobs / Jobs (0 for an empty trace).
 	TimeoutJobs  int64   `json:"timeout_jobs"`
 	TimeoutShare float64 `json:"timeout_share"`
 	// CancelledPending counts the jobs that left the queue without running
-	// (Job.NeverStarted).
+	// (Job.NeverStarted); StartUnknown jobs ran and are not counted.
 	CancelledPending int64 `json:"cancelled_pending"`
+	// StartUnknown counts the jobs that ran but whose start the input did
+	// not record (Job.StartUnknown, an SWF wait time of -1): they are in
+	// RunSec and TimeoutJobs, not in WaitSec or CancelledPending.
+	StartUnknown int64 `json:"start_unknown"`
 	// Nodes counts jobs per Job.NNodes, by ascending node count.
 	Nodes []NodeCount `json:"nodes"`
 	// Timelimit counts jobs per time-limit bucket, always all six buckets
@@ -277,6 +284,7 @@ type userKey struct {
 // statsAcc accumulates the Stats of a set of jobs.
 type statsAcc struct {
 	jobs, hit, never int64
+	startUnknown     int64
 	first, last      time.Time
 	users            map[userKey]struct{}
 	waits, runs      []float64       // seconds
@@ -321,6 +329,9 @@ func (a *statsAcc) add(j *Job) {
 	if j.NeverStarted() {
 		a.never++
 	}
+	if j.StartUnknown {
+		a.startUnknown++
+	}
 	a.nodes[j.NNodes]++
 	a.limits[j.TimelimitSec]++
 }
@@ -345,6 +356,7 @@ func (a *statsAcc) stats() Stats {
 		RunSec:           QuantilesOf(a.runs),
 		TimeoutJobs:      a.hit,
 		CancelledPending: a.never,
+		StartUnknown:     a.startUnknown,
 		Nodes:            make([]NodeCount, 0, len(a.nodes)),
 		Timelimit:        make([]LimitBucket, 0, len(limitBuckets)+1),
 		SubmitMonths:     make([]MonthCount, 0, len(a.months)),

@@ -211,7 +211,7 @@ func TestStatsOf_Empty(t *testing.T) {
 	got := statsJSON(t, trace.StatsOf(nil))
 	want := `{"jobs":0,"users":0,"wait_sec":{"n":0,"p50":0,"p75":0,"p90":0,"p99":0,"mean":0},` +
 		`"run_sec":{"n":0,"p50":0,"p75":0,"p90":0,"p99":0,"mean":0},"timeout_jobs":0,"timeout_share":0,` +
-		`"cancelled_pending":0,"nodes":[],"timelimit":[{"bucket":"\u003c=1h","jobs":0},{"bucket":"1-6h","jobs":0},` +
+		`"cancelled_pending":0,"start_unknown":0,"nodes":[],"timelimit":[{"bucket":"\u003c=1h","jobs":0},{"bucket":"1-6h","jobs":0},` +
 		`{"bucket":"6-24h","jobs":0},{"bucket":"24-48h","jobs":0},{"bucket":"\u003e48h","jobs":0},` +
 		`{"bucket":"unlimited","jobs":0}],"timelimit_sec":{"n":0,"p50":0,"p75":0,"p90":0,"p99":0,"mean":0},` +
 		`"submit_months":[]}`
@@ -221,6 +221,62 @@ func TestStatsOf_Empty(t *testing.T) {
 	var b bytes.Buffer
 	if err := trace.StatsOf(nil).WriteText(&b); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// statsStartUnknownJob returns a job submitted at statsT0+submit that ran
+// for run seconds from a start the input did not record (SWF wait -1).
+func statsStartUnknownJob(id string, submit, run, limit int64, state trace.State) trace.Job {
+	j := statsJob(id, "", "u"+id, statsAtoi(id), submit, -1, -1, limit, 2)
+	j.State, j.StartUnknown, j.ElapsedSec = state, true, run
+	return j
+}
+
+// TestStatsOf_StartUnknown checks that jobs that ran from an unknown start
+// are counted as such, in run times and at their limit, and never as
+// waits or as cancelled while pending.
+func TestStatsOf_StartUnknown(t *testing.T) {
+	jobs := []trace.Job{
+		statsJob("1", "", "u1", 1, 0, 30, 600, 3600, 1),                         // known start
+		statsStartUnknownJob("2", 60, 3600, 3600, trace.StateCompleted),         // at its limit
+		statsStartUnknownJob("3", 120, 100, 3600, trace.StateFailed),            //
+		statsStartUnknownJob("4", 180, 1800, 7200, trace.StateCancelled),        // cancelled while running
+		statsStartUnknownJob("5", 240, 0, trace.NoLimit, trace.StateCompleted),  // no limit
+		statsJob("6", "", "u6", 6, 300, -1, -1, 3600, 1),                        // never started
+		statsStartUnknownJob("7", 360, 7300, 7200, trace.StateCompleted),        // past its limit
+		statsStartUnknownJob("8", 420, 50, 3600, trace.StateUnknown),            // SWF status -1
+		statsStartUnknownJob("9", 480, 3600*5, 3600*4, trace.StateCancelled),    // cancelled, past
+		statsStartUnknownJob("10", 540, 10, 60, trace.StateCompleted),           //
+		statsStartUnknownJob("11", 600, 3600, 3600*2, trace.StateCompleted),     //
+		statsStartUnknownJob("12", 660, 59, 60, trace.StateCompleted),           //
+		statsStartUnknownJob("13", 720, 60, 60, trace.StateCompleted),           // at its limit
+		statsStartUnknownJob("14", 780, 100000, 3600*30, trace.StateCompleted),  //
+		statsStartUnknownJob("15", 840, 3600*3, 3600*3, trace.StateCompleted),   // at its limit
+		statsStartUnknownJob("16", 900, 1, trace.NoLimit, trace.StateCompleted), //
+	}
+	jobs[5].State = trace.StateCancelled
+	s := trace.StatsOf(jobs)
+	if s.Jobs != 16 || s.StartUnknown != 14 || s.CancelledPending != 1 {
+		t.Errorf("jobs, start unknown, cancelled pending = %d, %d, %d; want 16, 14, 1", s.Jobs, s.StartUnknown, s.CancelledPending)
+	}
+	if s.WaitSec.N != 1 || s.WaitSec.P50 != 30 || s.RunSec.N != 15 {
+		t.Errorf("wait n %d p50 %v, run n %d; want 1, 30, 15", s.WaitSec.N, s.WaitSec.P50, s.RunSec.N)
+	}
+	if s.TimeoutJobs != 5 {
+		t.Errorf("timeout jobs = %d, want 5 (jobs 2, 7, 9, 13, 15)", s.TimeoutJobs)
+	}
+	var b bytes.Buffer
+	if err := s.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/stats/start_unknown.golden.json", b.Bytes())
+	var text bytes.Buffer
+	if err := s.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/stats/start_unknown.golden.txt", text.Bytes())
+	if !bytes.Contains(text.Bytes(), []byte("start unknown  14 (87.50%)  ran; not in wait")) {
+		t.Errorf("text has no start-unknown line:\n%s", text.Bytes())
 	}
 }
 

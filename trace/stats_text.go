@@ -27,8 +27,10 @@ func (s Stats) WriteJSON(w io.Writer) error {
 // WriteText writes s as a compact, aligned report for people, one figure
 // per line, followed by one indented section per partition. Durations
 // carry their unit: seconds below a minute ("25s"), minutes below an hour
-// ("7.7m"), hours above ("11.92h"). The format may change; use the JSON
-// form for machines.
+// ("7.7m"), hours above ("11.92h"). A "start unknown" line, present only
+// when some jobs ran from an unknown start, counts them and says that the
+// wait line leaves them out. The format may change; use the JSON form for
+// machines.
 func (s Stats) WriteText(w io.Writer) error {
 	if err := writeTextSection(w, &s, ""); err != nil {
 		return err
@@ -64,6 +66,9 @@ func writeTextSection(w io.Writer, s *Stats, indent string) error {
 	line("limit", textQuantiles(s.TimelimitSec)...)
 	line("at limit", textShare(s.TimeoutJobs, s.Jobs))
 	line("never ran", textShare(s.CancelledPending, s.Jobs))
+	if s.StartUnknown > 0 {
+		line("start unknown", textShare(s.StartUnknown, s.Jobs)+"  ran; not in wait")
+	}
 	buckets := make([]string, len(s.Timelimit))
 	for i, b := range s.Timelimit {
 		buckets[i] = b.Bucket + " " + strconv.FormatInt(b.Jobs, 10)

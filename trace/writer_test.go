@@ -27,7 +27,7 @@ func fullJob() trace.Job {
 		Group: "g", GID: 0, JobName: "train", QOS: "normal", State: trace.StateCancelled,
 		CancelledBy: 0, Reason: "Dependency", ExitCode: 1, ExitSignal: 9,
 		Submit: t0, Eligible: t0.Add(time.Second), Start: t0.Add(time.Minute), End: t0.Add(time.Hour),
-		TimelimitSec: 7200, NNodes: 2, NCPUs: 256, NGPUs: 6, ReqMemMB: 0, Priority: 0,
+		ElapsedSec: trace.Unknown, TimelimitSec: 7200, NNodes: 2, NCPUs: 256, NGPUs: 6, ReqMemMB: 0, Priority: 0,
 		Attempt: 1, Steps: 3, Repair: trace.RepairShiftedFields, SourceFile: "a.txt", SourceLine: 7,
 	}
 }
@@ -43,6 +43,15 @@ func epochJob() trace.Job {
 func sparseJob() trace.Job {
 	j := trace.NewJob()
 	j.JobID, j.Submit, j.SourceFile, j.SourceLine = "5", t0, "b.txt", 1
+	return j
+}
+
+// startUnknownJob returns a job that ran for 90 s from an unknown start
+// (an SWF wait time of -1).
+func startUnknownJob() trace.Job {
+	j := trace.NewJob()
+	j.JobID, j.Submit, j.SourceFile, j.SourceLine = "6", t0.Add(time.Hour), "c.swf", 4
+	j.State, j.StartUnknown, j.ElapsedSec, j.TimelimitSec = trace.StateCompleted, true, 90, 600
 	return j
 }
 
@@ -65,13 +74,13 @@ func writeJobs(tb testing.TB, path string, opts trace.WriterOptions, jobs []trac
 
 func TestWriter_RoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.parquet")
-	in := []trace.Job{fullJob(), sparseJob(), epochJob()}
+	in := []trace.Job{fullJob(), sparseJob(), epochJob(), startUnknownJob()}
 	writeJobs(t, path, trace.WriterOptions{Metadata: map[string]string{"k": "v"}}, in)
 	got, err := trace.ReadAll(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []trace.Job{in[2], in[1], in[0]} // epoch first; "5" before "3_1": same Submit, shorter JobID first
+	want := []trace.Job{in[2], in[1], in[0], in[3]} // epoch first; "5" before "3_1": same Submit, shorter JobID first
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
@@ -282,34 +291,48 @@ func TestOpen_ErrSchemaVersion(t *testing.T) {
 	}
 }
 
-// TestFormat_V1Fixture keeps reading the schema-version-1 fixture; refresh
-// it only when the schema changes, with -update, and keep the old one.
+// TestFormat_V1Fixture keeps reading the schema-version-1 fixture, which
+// has no start_unknown and elapsed_sec columns: they read as false and
+// Unknown. Never rewrite it.
 func TestFormat_V1Fixture(t *testing.T) {
-	path := filepath.Join("testdata", "format_v1", "jobs.parquet")
-	want := []trace.Job{sparseJob(), fullJob()}
-	if golden.Update() && trace.SchemaVersion == 1 {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		writeJobs(t, path, trace.WriterOptions{}, want)
-	}
-	got, err := trace.ReadAll(path)
+	got, err := trace.ReadAll(filepath.Join("testdata", "format_v1", "jobs.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff([]trace.Job{sparseJob(), fullJob()}, got); diff != "" {
 		t.Errorf("v1 fixture (-want +got):\n%s", diff)
 	}
 }
 
-// TestWriter_SchemaMatchesV1Fixture checks that Writer writes the schema
+// v2Fixture is the schema-version-2 fixture.
+var v2Fixture = filepath.Join("testdata", "format_v2", "jobs.parquet")
+
+// TestFormat_V2Fixture keeps reading the schema-version-2 fixture; it is
+// written with -update only while SchemaVersion is 2.
+func TestFormat_V2Fixture(t *testing.T) {
+	want := []trace.Job{sparseJob(), fullJob(), startUnknownJob()}
+	if golden.Update() && trace.SchemaVersion == 2 {
+		if err := os.MkdirAll(filepath.Dir(v2Fixture), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeJobs(t, v2Fixture, trace.WriterOptions{}, want)
+	}
+	got, err := trace.ReadAll(v2Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("v2 fixture (-want +got):\n%s", diff)
+	}
+}
+
+// TestWriter_SchemaMatchesFixture checks that Writer writes the schema
 // (column names, types, logical types, nullability), compression and null
-// counts of the version-1 fixture. Encodings may differ: the fixture
-// predates delta-encoded integers.
-func TestWriter_SchemaMatchesV1Fixture(t *testing.T) {
+// counts of the fixture of the current version.
+func TestWriter_SchemaMatchesFixture(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.parquet")
-	writeJobs(t, path, trace.WriterOptions{}, []trace.Job{sparseJob(), fullJob()})
-	got, want := openParquet(t, path), openParquet(t, filepath.Join("testdata", "format_v1", "jobs.parquet"))
+	writeJobs(t, path, trace.WriterOptions{}, []trace.Job{sparseJob(), fullJob(), startUnknownJob()})
+	got, want := openParquet(t, path), openParquet(t, v2Fixture)
 	if diff := cmp.Diff(want.Schema().String(), got.Schema().String()); diff != "" {
 		t.Errorf("schema (-fixture +written):\n%s", diff)
 	}

@@ -26,6 +26,12 @@ in the quarantine file OUT.quarantine.jsonl with its file, line, field and
 reason; the summary shows that the counts add up. With --strict the first
 bad row stops the run (exit status 2).
 
+SWF times are seconds after the header's UnixStartTime. A header without one
+needs --start-time, or dates count from 1970-01-01 (a note says so); a header
+without MaxNodes/MaxProcs needs --cores-per-node, or each processor is taken
+as a node. A job whose wait time is -1 but whose run time is known ran from
+an unknown start: it is kept, marked start_unknown, and left out of waits.
+
 ` + exitCodesHelp,
 		GroupID:     "data",
 		Args:        usageArgs(cobra.MinimumNArgs(1)),
@@ -41,7 +47,8 @@ bad row stops the run (exit status 2).
 	f.StringP("output", "o", "", "output Parquet file (required)")
 	f.String("quarantine", "", "quarantine file (default: OUT with .quarantine.jsonl)")
 	f.Bool("strict", false, "stop at the first bad row (exit status 2) instead of quarantining it")
-	f.Int("cores-per-node", 0, "SWF: processors per node, when the SWF header does not say")
+	f.Int("cores-per-node", 0, "SWF: processors per node; needed when the header has no MaxNodes/MaxProcs, else each processor is taken as a node")
+	f.String("start-time", "", "SWF: the instant times count from (RFC 3339, e.g. 2006-01-02T15:04:05Z); needed when the header has no UnixStartTime, which wins when present")
 	f.Int("row-group-rows", 0, "rows per Parquet row group (and rows held in memory); 0 = default")
 	f.Bool("progress", true, "draw progress on stderr when it is a terminal")
 	return cmd
@@ -62,11 +69,24 @@ func runIngest(cmd *cobra.Command, g *globalOptions, inputs []string) error {
 			return usagef("--tz %q: %w", cfg.TZ, err)
 		}
 	}
+	var start time.Time
+	if cfg.StartTime != "" {
+		if start, err = time.Parse(time.RFC3339, cfg.StartTime); err != nil {
+			return usagef("--start-time %q: want RFC 3339, e.g. 2006-01-02T15:04:05Z: %w", cfg.StartTime, err)
+		}
+		if start.Before(time.Unix(0, 0)) {
+			return usagef("--start-time %q: before 1970-01-01T00:00:00Z", cfg.StartTime)
+		}
+	}
+	if cfg.CoresPerNode < 0 {
+		return usagef("--cores-per-node %d: want a positive number, or 0 for unknown", cfg.CoresPerNode)
+	}
 	opts := ingest.Options{
 		Format:       format,
 		Location:     loc,
 		Cluster:      cfg.Cluster,
 		CoresPerNode: cfg.CoresPerNode,
+		StartTime:    start,
 		Strict:       cfg.Strict,
 		RowGroupRows: cfg.RowGroupRows,
 		Quarantine:   cfg.Quarantine,

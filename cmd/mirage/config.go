@@ -164,6 +164,7 @@ type IngestConfig struct {
 	Quarantine   string `mapstructure:"quarantine"`
 	Strict       bool   `mapstructure:"strict"`
 	CoresPerNode int    `mapstructure:"cores_per_node"`
+	StartTime    string `mapstructure:"start_time"` // RFC 3339; "" = none
 	RowGroupRows int    `mapstructure:"row_group_rows"`
 	Progress     bool   `mapstructure:"progress"`
 }
