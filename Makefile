@@ -50,6 +50,7 @@ bench: setup build
 	scripts/bench-ingest.sh 1000000 1
 	scripts/bench-ingest.sh 10000000
 	scripts/bench-features.sh
+	scripts/bench-scale.sh
 	scripts/bench-dqn.sh
 
 ## fuzz: run every fuzz target for FUZZTIME (default 30s each)

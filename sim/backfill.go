@@ -65,25 +65,112 @@ func (s *Sim) buildProfile(pred bool) profile {
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
+// planner is a backfill plan: slotPlan on the resolution grid, or
+// profile (stepPlan) when the grid would be too fine.
+type planner interface {
+	// earliest returns the earliest start (Unix seconds) at which nodes
+	// are free for dur seconds (or until the window's end), and false if
+	// there is none in the window.
+	earliest(nodes int, dur int64) (int64, bool)
+	// reserve takes nodes over [at, at+dur); at is a start earliest gave.
+	reserve(nodes int, at, dur int64)
+}
+
+// stepPlan adapts profile to planner.
+type stepPlan struct {
+	p       profile
+	limitAt int64
+}
+
+func (s *stepPlan) earliest(nodes int, dur int64) (int64, bool) {
+	k, ok := s.p.earliest(nodes, dur, s.limitAt)
+	if !ok {
+		return 0, false
+	}
+	return s.p.times[k], true
+}
+
+func (s *stepPlan) reserve(nodes int, at, dur int64) { s.p.reserve(nodes, at, at+dur) }
+
+// newPlan returns the plan from now over the backfill window (the
+// configuration's resolution and window), with predicted run times when
+// pred (see buildProfile). The plan is scratch space: one at a time.
+func (s *Sim) newPlan(pred bool) planner {
+	res, window := s.cfg.Backfill.ResolutionSec, s.cfg.Backfill.WindowSec
+	if slots := ceilDiv(window, res); slots <= maxPlanSlots && !s.forceSteps {
+		return s.buildSlots(pred, int(slots))
+	}
+	sp := &s.scratch.steps
+	sp.p, sp.limitAt = s.buildProfile(pred), s.now+window
+	return sp
+}
+
+// buildSlots is buildProfile on the resolution grid.
+func (s *Sim) buildSlots(pred bool, slots int) *slotPlan {
+	res := s.cfg.Backfill.ResolutionSec
+	free := s.scratch.free[:0]
+	for range slots + 1 {
+		free = append(free, 0)
+	}
+	release := func(at int64, nodes int) {
+		if k := ceilDiv(max(at-s.now, 0), res); k < int64(slots) {
+			free[k] += nodes
+		}
+	}
+	for _, id := range s.running {
+		j := &s.jobs[id]
+		start := s.st.get(id).start
+		at := start + j.LimitSec
+		if pred && j.PredRunSec > 0 && start+j.PredRunSec > s.now {
+			at = start + j.PredRunSec
+		}
+		release(at, int(j.Nodes))
+	}
+	capNow := s.capacity
+	for k := s.capIdx; k < len(s.cfg.Capacity); k++ {
+		c := s.cfg.Capacity[k]
+		if c.At >= s.now+s.cfg.Backfill.WindowSec {
+			break
+		}
+		if c.Unannounced {
+			continue
+		}
+		release(c.At, c.Nodes-capNow)
+		capNow = c.Nodes
+	}
+	sum := s.free()
+	for k := range slots {
+		sum += free[k]
+		free[k] = sum
+	}
+	s.scratch.free = free
+	p := &s.scratch.slots
+	p.now, p.res, p.free, p.failed = s.now, res, free[:slots], p.failed[:0]
+	return p
+}
+
 // earliest returns the first step k whose start time is before limitAt
 // and from which nodes are free until times[k]+dur (or until limitAt,
-// the end of the window), and false if there is none.
+// the end of the window), and false if there is none. A step m that is
+// too small rules out every start from k to m (their spans all contain
+// it), so the search resumes after m: linear in the profile.
 func (p *profile) earliest(nodes int, dur, limitAt int64) (int, bool) {
 	for k := 0; k < len(p.times) && p.times[k] < limitAt; k++ {
 		if p.free[k] < nodes {
 			continue
 		}
 		end := min(p.times[k]+dur, limitAt)
-		ok := true
+		blocked := -1
 		for m := k + 1; m < len(p.times) && p.times[m] < end; m++ {
 			if p.free[m] < nodes {
-				ok = false
+				blocked = m
 				break
 			}
 		}
-		if ok {
+		if blocked < 0 {
 			return k, true
 		}
+		k = blocked // the loop resumes at blocked+1
 	}
 	return 0, false
 }
@@ -116,38 +203,36 @@ func (p *profile) split(t int64) int {
 // job.
 func (s *Sim) backfillPass() bool {
 	bf := &s.cfg.Backfill
-	p := s.buildProfile(false)
-	limitAt := s.now + bf.WindowSec
+	p := s.newPlan(false)
 	reserved, tested, started := false, 0, false
-	for _, id := range s.order() {
+	it := s.byPriority()
+	for id, _, ok := it.next(); ok; id, _, ok = it.next() {
 		if tested >= bf.MaxJobTest && bf.MaxJobTest > 0 {
 			break
 		}
-		if s.ghost(id) || s.overLimit(id) {
+		if s.overLimit(id) {
 			continue
 		}
 		tested++
+		s.work.BackfillTested++
 		j := &s.jobs[id]
 		dur := ceilDiv(j.LimitSec, bf.ResolutionSec) * bf.ResolutionSec
-		k, ok := p.earliest(int(j.Nodes), dur, limitAt)
+		at, ok := p.earliest(int(j.Nodes), dur)
 		if !ok {
 			continue
 		}
-		at := p.times[k]
 		switch {
 		case at == s.now && int(j.Nodes) <= s.free():
 			s.start(id)
 			started = true
-			p.reserve(int(j.Nodes), at, at+dur)
+			p.reserve(int(j.Nodes), at, dur)
 		case bf.Flavour == BackfillConservative || !reserved:
-			p.reserve(int(j.Nodes), at, at+dur)
+			p.reserve(int(j.Nodes), at, dur)
 			reserved = true
 		}
 	}
-	s.scratch.times, s.scratch.free = p.times, p.free
-	if started {
-		s.compactPending()
-	}
+	s.work.BackfillPasses++
+	s.work.BackfillMaxTested = max(s.work.BackfillMaxTested, tested)
 	return started
 }
 
@@ -181,10 +266,7 @@ func (s *Sim) estimatedStart(j Job, pred bool) (int64, bool) {
 	saved := s.cfg.Backfill
 	s.cfg.Backfill.ResolutionSec, s.cfg.Backfill.WindowSec = res, window
 	defer func() { s.cfg.Backfill = saved }()
-	p := s.buildProfile(pred)
-	p.times = slices.Clone(p.times)
-	p.free = slices.Clone(p.free)
-	limitAt := s.now + window
+	p := s.newPlan(pred)
 	// j's priority as a new submission: age 0.
 	total := s.usageTotal
 	mine := s.cfg.Priority.SizeWeight * float64(j.Nodes) / float64(s.cfg.Nodes)
@@ -199,20 +281,19 @@ func (s *Sim) estimatedStart(j Job, pred bool) (int64, bool) {
 	}
 	plan := func(nodes int32, limit int64) (int64, bool) {
 		dur := ceilDiv(limit, res) * res
-		k, ok := p.earliest(int(nodes), dur, limitAt)
+		at, ok := p.earliest(int(nodes), dur)
 		if !ok {
 			return 0, false
 		}
-		p.reserve(int(nodes), p.times[k], p.times[k]+dur)
-		return p.times[k], true
+		p.reserve(int(nodes), at, dur)
+		return at, true
 	}
-	order := s.order()
-	prio := s.scratch.prio
-	for _, id := range order {
-		if prio[id] < mine {
+	it := s.byPriority()
+	for id, p, ok := it.next(); ok; id, p, ok = it.next() {
+		if p < mine {
 			break
 		}
-		if s.ghost(id) || s.overLimit(id) {
+		if s.overLimit(id) {
 			continue
 		}
 		pj := &s.jobs[id]

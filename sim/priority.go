@@ -9,6 +9,12 @@ import (
 type scratch struct {
 	order []JobID
 	prio  []float64
+	iter  passIter
+	slots slotPlan
+	steps stepPlan
+	fs    []float64 // per user: fair-share factor of generation fsGen
+	fsGen []uint64
+	gen   uint64
 	times []int64
 	free  []int
 	ends  []runEnd
@@ -34,12 +40,10 @@ func (s *Sim) advanceUsage(t int64) {
 		s.usageTotal /= w
 		s.usageT0, w = t, 1
 	}
-	for _, id := range s.running {
-		if u := s.jobs[id].User; u >= 0 {
-			add := float64(s.jobs[id].Nodes) * float64(dt) * w
-			s.usage[u] += add
-			s.usageTotal += add
-		}
+	for _, u := range s.busyUsers {
+		add := float64(s.userNodes[u]) * float64(dt) * w
+		s.usage[u] += add
+		s.usageTotal += add
 	}
 	s.usageAt = t
 }
@@ -61,11 +65,7 @@ func (s *Sim) priorityOf(id JobID, totalUsage float64) float64 {
 		p += pc.AgeWeight * age
 	}
 	if pc.FairShareWeight != 0 && j.User >= 0 {
-		fs := 1.0
-		if totalUsage > 0 {
-			fs = math.Exp2(-s.usage[j.User] / totalUsage * float64(s.users))
-		}
-		p += pc.FairShareWeight * fs
+		p += pc.FairShareWeight * s.fairShare(j.User, totalUsage)
 	}
 	return p
 }
@@ -74,16 +74,10 @@ func (s *Sim) priorityOf(id JobID, totalUsage float64) float64 {
 // then ID: a total order, so passes are deterministic. The slice is
 // scratch space, valid until the next call.
 func (s *Sim) order() []JobID {
-	total := s.usageTotal
 	n := len(s.pending)
+	s.computePriorities()
+	prio := s.scratch.prio
 	s.scratch.order = append(s.scratch.order[:0], s.pending...)
-	if cap(s.scratch.prio) < len(s.jobs) {
-		s.scratch.prio = make([]float64, len(s.jobs)+len(s.jobs)/2)
-	}
-	prio := s.scratch.prio[:len(s.jobs)]
-	for _, id := range s.pending {
-		prio[id] = s.priorityOf(id, total)
-	}
 	order := s.scratch.order[:n]
 	slices.SortFunc(order, func(a, b JobID) int {
 		if prio[a] != prio[b] {
@@ -125,35 +119,57 @@ func (s *Sim) free() int { return s.capacity - s.busy }
 // and stopping at the first that does not (head-of-line blocking). Jobs
 // over a per-user limit, and ghosts, are skipped.
 func (s *Sim) mainPass() {
-	if len(s.pending) == 0 {
+	if len(s.pending) == 0 || s.free() < 1 { // every job needs a node: the first one would block
 		return
 	}
-	started := false
-	for _, id := range s.order() {
-		if s.ghost(id) || s.overLimit(id) {
+	s.work.MainPasses++
+	it := s.byPriority()
+	for id, _, ok := it.next(); ok; id, _, ok = it.next() {
+		s.work.MainTested++
+		if s.overLimit(id) {
 			continue
 		}
 		if int(s.jobs[id].Nodes) > s.free() {
 			break
 		}
+		s.work.MainStarted++
 		s.start(id)
-		started = true
 	}
-	if started {
-		s.compactPending()
-	}
-}
-
-// compactPending drops started jobs from the pending list, keeping order.
-func (s *Sim) compactPending() {
-	k := 0
-	for _, id := range s.pending {
-		if s.st.get(id).status == statusPending {
-			s.pending[k] = id
-			k++
-		}
-	}
-	s.pending = s.pending[:k]
 }
 
 func exp2(x float64) float64 { return math.Exp2(x) }
+
+// computePriorities fills scratch.prio for every pending job.
+func (s *Sim) computePriorities() {
+	if cap(s.scratch.prio) < len(s.jobs) {
+		s.scratch.prio = make([]float64, len(s.jobs)+len(s.jobs)/2)
+	}
+	prio := s.scratch.prio[:len(s.jobs)]
+	s.scratch.prio = prio
+	if s.cfg.Priority.FairShareWeight != 0 && len(s.scratch.fs) < s.users {
+		s.scratch.fs = make([]float64, s.users+s.users/2+1)
+		s.scratch.fsGen = make([]uint64, len(s.scratch.fs))
+	}
+	s.scratch.gen++
+	total := s.usageTotal
+	for _, id := range s.pending {
+		prio[id] = s.priorityOf(id, total)
+	}
+}
+
+// fairShare returns user u's fair-share factor, 2^(−usage/total·users),
+// computed once per scratch generation (a pass or order).
+func (s *Sim) fairShare(u int32, totalUsage float64) float64 {
+	if totalUsage <= 0 {
+		return 1
+	}
+	if int(u) < len(s.scratch.fs) {
+		if s.scratch.fsGen[u] == s.scratch.gen {
+			return s.scratch.fs[u]
+		}
+		fs := math.Exp2(-s.usage[u] / totalUsage * float64(s.users))
+		s.scratch.fs[u], s.scratch.fsGen[u] = fs, s.scratch.gen
+		return fs
+	}
+	return math.Exp2(-s.usage[u] / totalUsage * float64(s.users))
+}

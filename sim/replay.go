@@ -24,6 +24,12 @@ func (r *startRecorder) Left(JobID, int64)     {}
 // A panic inside the simulation (a bug) is returned as an error with its
 // stack.
 func Replay(ctx context.Context, cfg Config, jobs []Job) (starts []int64, events int64, err error) {
+	starts, events, _, err = ReplayWork(ctx, cfg, jobs)
+	return starts, events, err
+}
+
+// ReplayWork is Replay that also returns what the scheduling passes did.
+func ReplayWork(ctx context.Context, cfg Config, jobs []Job) (starts []int64, events int64, work Work, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("replay: internal error: %v\n%s", r, debug.Stack())
@@ -35,10 +41,10 @@ func Replay(ctx context.Context, cfg Config, jobs []Job) (starts []int64, events
 	}
 	s, err := New(cfg, jobs, rec)
 	if err != nil {
-		return nil, 0, fmt.Errorf("replay: %w", err)
+		return nil, 0, Work{}, fmt.Errorf("replay: %w", err)
 	}
 	if err := s.Run(ctx); err != nil {
-		return nil, s.Events(), fmt.Errorf("replay: %w", err)
+		return nil, s.Events(), s.Work(), fmt.Errorf("replay: %w", err)
 	}
-	return rec.starts[:len(jobs)], s.Events(), nil
+	return rec.starts[:len(jobs)], s.Events(), s.Work(), nil
 }

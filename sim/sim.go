@@ -32,6 +32,7 @@ type jobState struct {
 	start  int64 // Unix seconds; valid when running or done
 	end    int64 // Unix seconds; valid when done or left
 	elig   int64 // when the job became eligible (age counts from here)
+	pos    int32 // index in Sim.pending while pending
 	status status
 }
 
@@ -53,16 +54,23 @@ type Sim struct {
 	bfIdle   bool  // the last backfill pass started nothing and nothing happened since
 	capIdx   int   // next capacity step
 
-	pending  []JobID // eligible queued jobs, unordered
-	running  []JobID // running jobs, unordered
-	busy     int     // nodes held by running jobs
-	capacity int     // usable nodes now
+	pending []JobID    // eligible queued jobs, unordered (jobState.pos is the index)
+	idx     *prioIndex // the pending jobs in priority order; nil until a pass needs it
+	work    Work       // what the passes did
+	// forceSteps plans backfill on the step list even where the slot grid
+	// applies (a test hook: both must plan alike).
+	forceSteps bool
+	running    []JobID // running jobs, unordered
+	busy       int     // nodes held by running jobs
+	capacity   int     // usable nodes now
 
 	dependents map[JobID][]JobID // After -> jobs waiting on it (shared; copy-on-write in Submit)
 
 	users      int       // number of user indices
 	userJobs   []int32   // running jobs per user
 	userNodes  []int32   // running nodes per user
+	busyUsers  []int32   // users with running nodes, in the order they got them
+	busyPos    []int32   // per user: index in busyUsers, -1 when absent
 	usage      []float64 // decayed node-seconds per user, scaled (see advanceUsage)
 	usageTotal float64   // sum of usage
 	usageAt    int64     // time usage was last brought up to date
@@ -112,6 +120,7 @@ func New(cfg Config, jobs []Job, rec Recorder) (*Sim, error) {
 	s.jobs = s.jobs[:len(s.jobs):len(s.jobs)]
 	s.userJobs = make([]int32, s.users)
 	s.userNodes = make([]int32, s.users)
+	s.busyPos = slices.Repeat([]int32{-1}, s.users)
 	s.usage = make([]float64, s.users)
 	if len(s.arrivals) > 0 {
 		s.now = s.jobs[s.arrivals[0]].Submit
@@ -248,6 +257,7 @@ func (s *Sim) Submit(j Job) (JobID, error) {
 		n := int(j.User) + 1
 		s.userJobs = append(s.userJobs, make([]int32, n-s.users)...)
 		s.userNodes = append(s.userNodes, make([]int32, n-s.users)...)
+		s.busyPos = append(s.busyPos, slices.Repeat([]int32{-1}, n-s.users)...)
 		s.usage = append(s.usage, make([]float64, n-s.users)...)
 		s.users = n
 	}
@@ -284,8 +294,11 @@ func (s *Sim) Clone(rec Recorder) *Sim {
 	c.running = slices.Clone(s.running)
 	c.userJobs = slices.Clone(s.userJobs)
 	c.userNodes = slices.Clone(s.userNodes)
+	c.busyUsers = slices.Clone(s.busyUsers)
+	c.busyPos = slices.Clone(s.busyPos)
 	c.usage = slices.Clone(s.usage)
 	c.scratch = scratch{}
+	c.idx = nil // rebuilt by the clone's first pass
 	return &c
 }
 

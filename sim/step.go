@@ -112,7 +112,21 @@ func (s *Sim) enqueue(id JobID) {
 	st := s.st.mut(id)
 	st.status = statusPending
 	st.elig = s.now
+	st.pos = int32(len(s.pending))
 	s.pending = append(s.pending, id)
+	s.work.MaxPending = max(s.work.MaxPending, len(s.pending))
+	s.indexAdd(id)
+}
+
+// unqueue removes a pending job from the queue (it starts or leaves) in
+// constant time: the last pending job takes its place.
+func (s *Sim) unqueue(id JobID) {
+	i := s.st.get(id).pos
+	last := s.pending[len(s.pending)-1]
+	s.pending[i] = last
+	s.st.mut(last).pos = i
+	s.pending = s.pending[:len(s.pending)-1]
+	s.indexRemove(id)
 }
 
 // makeEligible queues a held job whose Eligible time has come.
@@ -141,28 +155,18 @@ func (s *Sim) release(id JobID) {
 // start runs a pending job now.
 func (s *Sim) start(id JobID) {
 	j := &s.jobs[id]
+	s.unqueue(id)
 	st := s.st.mut(id)
 	st.status, st.start = statusRunning, s.now
-	s.busy += int(j.Nodes)
-	if j.User >= 0 {
-		s.userJobs[j.User]++
-		s.userNodes[j.User] += j.Nodes
-	}
-	s.running = append(s.running, id)
+	s.addRunning(id)
 	s.push(s.now+j.RunSec, eventJobEnd, id)
 	s.rec.Started(id, s.now)
 }
 
 func (s *Sim) finish(id JobID) {
-	j := &s.jobs[id]
 	st := s.st.mut(id)
 	st.status, st.end = statusDone, s.now
-	s.busy -= int(j.Nodes)
-	if j.User >= 0 {
-		s.userJobs[j.User]--
-		s.userNodes[j.User] -= j.Nodes
-	}
-	s.running = removeID(s.running, id)
+	s.dropRunning(id)
 	s.rec.Finished(id, s.now)
 	s.release(id)
 }
@@ -172,7 +176,7 @@ func (s *Sim) leave(id JobID) {
 	st := s.st.mut(id)
 	switch st.status {
 	case statusPending:
-		s.pending = removeID(s.pending, id)
+		s.unqueue(id)
 	case statusHeld:
 	default:
 		return
@@ -190,4 +194,37 @@ func removeID(list []JobID, id JobID) []JobID {
 		}
 	}
 	return list
+}
+
+// addRunning counts a job that starts running: busy nodes, its user's
+// running jobs and nodes, and the running list.
+func (s *Sim) addRunning(id JobID) {
+	j := &s.jobs[id]
+	s.busy += int(j.Nodes)
+	if u := j.User; u >= 0 {
+		s.userJobs[u]++
+		if s.userNodes[u] == 0 {
+			s.busyPos[u] = int32(len(s.busyUsers))
+			s.busyUsers = append(s.busyUsers, u)
+		}
+		s.userNodes[u] += j.Nodes
+	}
+	s.running = append(s.running, id)
+}
+
+// dropRunning undoes addRunning for a job that ended.
+func (s *Sim) dropRunning(id JobID) {
+	j := &s.jobs[id]
+	s.busy -= int(j.Nodes)
+	if u := j.User; u >= 0 {
+		s.userJobs[u]--
+		s.userNodes[u] -= j.Nodes
+		if s.userNodes[u] == 0 { // the last busy user takes its place
+			i, last := s.busyPos[u], s.busyUsers[len(s.busyUsers)-1]
+			s.busyUsers[i], s.busyPos[last] = last, i
+			s.busyUsers = s.busyUsers[:len(s.busyUsers)-1]
+			s.busyPos[u] = -1
+		}
+	}
+	s.running = removeID(s.running, id)
 }

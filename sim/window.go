@@ -98,12 +98,7 @@ func NewWindow(cfg Config, jobs []Job, start, length int64, mode WindowMode, rec
 		j := &s.jobs[id]
 		st := s.st.mut(id)
 		st.status, st.start = statusRunning, j.TraceStart
-		s.busy += int(j.Nodes)
-		if j.User >= 0 {
-			s.userJobs[j.User]++
-			s.userNodes[j.User] += j.Nodes
-		}
-		s.running = append(s.running, id)
+		s.addRunning(id)
 		s.push(max(j.TraceStart+j.RunSec, start), eventJobEnd, id)
 	}
 	for _, id := range s.arrivals[:s.next] {

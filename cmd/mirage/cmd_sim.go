@@ -122,6 +122,9 @@ type replaySummary struct {
 	ZeroWaitReal       int `json:"zero_wait_real"`
 	WaitedOverHourSim  int `json:"waited_over_hour_sim"`
 	WaitedOverHourReal int `json:"waited_over_hour_real"`
+	// Work is what the scheduling passes did (their count and the jobs
+	// they looked at) and the deepest queue.
+	Work sim.Work `json:"work"`
 }
 
 func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
@@ -183,10 +186,11 @@ func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 		sum.InferredDependencies = &conv.Inference
 	}
 	began := time.Now()
-	starts, events, err := sim.Replay(cmd.Context(), cfg, jobs)
+	starts, events, work, err := sim.ReplayWork(cmd.Context(), cfg, jobs)
 	if err != nil {
 		return err
 	}
+	sum.Work = work
 	sum.WallSec = time.Since(began).Seconds()
 	sum.Events = events
 	if sum.WallSec > 0 {
@@ -217,6 +221,9 @@ func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 	}
 	fmt.Fprintf(g.stdout, "replayed %d jobs on %d nodes: %d events in %.3f s (%.0f events/s)\n",
 		sum.Jobs, sum.Nodes, sum.Events, sum.WallSec, sum.EventsPerSec)
+	w := sum.Work
+	fmt.Fprintf(g.stdout, "passes: %d main (%d jobs looked at), %d backfill (%d jobs planned, at most %d in one); at most %d jobs pending at once\n",
+		w.MainPasses, w.MainTested, w.BackfillPasses, w.BackfillTested, w.BackfillMaxTested, w.MaxPending)
 	fmt.Fprintf(g.stdout, "waits of %d jobs that ran: MAE %.2f h, median |error| %.2f h, Spearman %.3f, within 2x %.1f%%\n",
 		sum.Compared, sum.WaitMAESec/3600, sum.WaitMedianAbsErrSec/3600, sum.WaitSpearman, 100*sum.Within2x)
 	for _, m := range sum.PerMonth {

@@ -37,7 +37,7 @@ The data is synthetic: no real job is copied.
 	f.Int("nodes", d.Nodes, "nodes in the partition")
 	f.String("format", d.Format, "output format: sacct (--parsable2) or swf")
 	f.StringP("output", "o", "", "output file (required; - for stdout)")
-	f.Float64("utilisation", d.Utilisation, "target share of busy nodes")
+	f.Float64("utilisation", d.Utilisation, "target share of busy node-seconds, the offered load, in (0, 4]: 1 or more overloads the partition (the queue grows without bound)")
 	f.String("tz", d.TZ, "IANA zone of the printed local times")
 	f.String("start", d.Start, "first submit time, local (YYYY-MM-DDTHH:MM:SS)")
 	f.String("cluster", d.Cluster, "cluster name")
@@ -50,8 +50,8 @@ func runSynth(g *globalOptions) error {
 	if cfg.Output == "" {
 		return usagef("synth: -o FILE is required")
 	}
-	if cfg.Jobs < 0 || cfg.Nodes <= 0 || cfg.Utilisation <= 0 || cfg.Utilisation > 1 {
-		return usagef("synth: want --jobs >= 0, --nodes > 0 and 0 < --utilisation <= 1")
+	if cfg.Jobs < 0 || cfg.Nodes <= 0 || cfg.Utilisation <= 0 || cfg.Utilisation > 4 {
+		return usagef("synth: want --jobs >= 0, --nodes > 0 and 0 < --utilisation <= 4")
 	}
 	loc, err := time.LoadLocation(cfg.TZ)
 	if err != nil {

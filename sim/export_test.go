@@ -1,0 +1,30 @@
+package sim
+
+// Test hooks.
+
+// ForceStepPlan makes s (and its clones) plan backfill with profile, the
+// step list, instead of the slot grid.
+func ForceStepPlan(s *Sim) { s.forceSteps = true }
+
+// PassOrder returns the pending jobs (ghosts excluded) in the order a
+// scheduling pass sees them (byPriority, the incremental index).
+func PassOrder(s *Sim) []JobID {
+	var out []JobID
+	it := s.byPriority()
+	for id, _, ok := it.next(); ok; id, _, ok = it.next() {
+		out = append(out, id)
+	}
+	return out
+}
+
+// SortedOrder returns the pending jobs (ghosts excluded) by a full sort
+// (order, which Snapshot uses).
+func SortedOrder(s *Sim) []JobID {
+	var out []JobID
+	for _, id := range s.order() {
+		if !s.ghost(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}

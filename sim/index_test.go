@@ -1,0 +1,144 @@
+package sim_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/mirage-hpc/mirage/sim"
+	"github.com/mirage-hpc/mirage/sim/simtest"
+)
+
+// TestProperty_PassOrderEqualsSort: at random times of random workloads
+// (every priority factor, age caps, fair-share, held and cancelled jobs),
+// the incremental priority index yields the pending jobs in exactly the
+// order of a full sort by priority, submission and ID.
+func TestProperty_PassOrderEqualsSort(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg, jobs := genWorkload(t, allFeatures)
+		s, err := sim.New(cfg, jobs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		at := s.Now()
+		for range rapid.IntRange(1, 40).Draw(t, "checks") {
+			at += rapid.Int64Range(0, 4*3600).Draw(t, "step")
+			if err := s.RunUntil(ctx, at); err != nil {
+				t.Fatal(err)
+			}
+			want, got := sim.SortedOrder(s), sim.PassOrder(s)
+			if !slices.Equal(want, got) {
+				t.Fatalf("at %d: pass order %v, sorted %v", at, got, want)
+			}
+			if rapid.Bool().Draw(t, "clone?") { // a clone rebuilds its index
+				s = s.Clone(nil)
+			}
+		}
+	})
+}
+
+// TestProperty_SlotPlanEqualsSteps: the slot grid plans exactly as the
+// step list: the same schedule, and the same EstimatedStart at random
+// times, on random workloads, half of them crowded (a few nodes, a
+// window of a few slots, every job planned) so that plans fill up.
+func TestProperty_SlotPlanEqualsSteps(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg, jobs := genWorkload(t, allFeatures)
+		if rapid.Bool().Draw(t, "crowded") {
+			cfg.Backfill.ResolutionSec = rapid.SampledFrom([]int64{60, 600, 1800}).Draw(t, "crowded resolution")
+			cfg.Backfill.WindowSec = cfg.Backfill.ResolutionSec * rapid.Int64Range(1, 24).Draw(t, "crowded slots")
+			cfg.Backfill.MaxJobTest = 0
+			cfg.Nodes = min(cfg.Nodes, rapid.IntRange(1, 8).Draw(t, "crowded nodes"))
+			cfg.Limits.MaxNodesPerUser = min(cfg.Limits.MaxNodesPerUser, cfg.Nodes)
+			cfg.Capacity = nil
+			for i := range jobs {
+				jobs[i].Nodes = min(jobs[i].Nodes, int32(cfg.Nodes))
+			}
+		}
+		grid, err := sim.New(cfg, jobs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps, _ := sim.New(cfg, jobs, nil)
+		sim.ForceStepPlan(steps)
+		ctx := context.Background()
+		at := grid.Now()
+		probe := simtest.Job(int32(rapid.IntRange(1, cfg.Nodes).Draw(t, "probe nodes")), 0, rapid.Int64Range(60, 8*3600).Draw(t, "probe limit"), 1)
+		probe.User = -1
+		for range rapid.IntRange(1, 20).Draw(t, "checks") {
+			at += rapid.Int64Range(0, 4*3600).Draw(t, "step")
+			for _, s := range []*sim.Sim{grid, steps} {
+				if err := s.RunUntil(ctx, at); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e1, ok1 := grid.EstimatedStart(probe)
+			e2, ok2 := steps.EstimatedStart(probe)
+			if e1 != e2 || ok1 != ok2 {
+				t.Fatalf("at %d: EstimatedStart %d %v on the grid, %d %v on steps", at, e1, ok1, e2, ok2)
+			}
+		}
+		for _, s := range []*sim.Sim{grid, steps} {
+			if err := s.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for id := range jobs {
+			a1, _ := grid.Started(sim.JobID(id))
+			a2, _ := steps.Started(sim.JobID(id))
+			if a1 != a2 {
+				t.Fatalf("job %d starts at %d on the grid, %d on steps", id, a1, a2)
+			}
+		}
+	})
+}
+
+// TestWork_BoundedWhenOverloaded: on an overloaded queue (32 nodes, a job
+// every 30 s for a day, each running 2 h: six times the capacity), every
+// backfill pass plans at most MaxJobTest jobs (and the queue is deep
+// enough for some pass to reach it), passes run only on the backfill
+// interval, and a main pass looks at one job beyond those it starts.
+func TestWork_BoundedWhenOverloaded(t *testing.T) {
+	cfg := simtest.Cluster(32)
+	cfg.Priority.AgeWeight, cfg.Priority.SizeWeight, cfg.Priority.FairShareWeight = 1000, 100, 500
+	cfg.Priority.MaxAgeSec, cfg.Priority.DecayHalfLifeSec = 3600, 3600
+	cfg.Backfill.MaxJobTest = 50
+	var jobs []sim.Job
+	for i := range int64(2880) {
+		j := simtest.Job(int32(1+i%7), i*30, 4*3600, 2*3600)
+		j.User = int32(i % 13)
+		jobs = append(jobs, j)
+	}
+	s, err := sim.New(cfg, jobs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w := s.Work()
+	var last int64
+	for id := range jobs {
+		e, _ := s.Ended(sim.JobID(id))
+		last = max(last, e)
+	}
+	if w.BackfillMaxTested != cfg.Backfill.MaxJobTest {
+		t.Errorf("the most jobs planned in one backfill pass: %d, want the limit %d", w.BackfillMaxTested, cfg.Backfill.MaxJobTest)
+	}
+	if max := (last-jobs[0].Submit)/cfg.Backfill.IntervalSec + 1; w.BackfillPasses > max {
+		t.Errorf("%d backfill passes, more than one per interval (%d)", w.BackfillPasses, max)
+	}
+	if w.BackfillTested > w.BackfillPasses*int64(cfg.Backfill.MaxJobTest) {
+		t.Errorf("%d jobs planned in %d backfill passes", w.BackfillTested, w.BackfillPasses)
+	}
+	if w.MainTested > w.MainPasses+w.MainStarted {
+		t.Errorf("main passes looked at %d jobs: more than %d passes + %d started", w.MainTested, w.MainPasses, w.MainStarted)
+	}
+	if w.MainPasses == 0 || w.MainStarted == 0 {
+		t.Errorf("no main pass work: %+v", w)
+	}
+	t.Logf("%+v", w)
+}

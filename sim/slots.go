@@ -1,0 +1,71 @@
+package sim
+
+// slotPlan is the backfill plan on a fixed grid: slot k holds the nodes
+// free from now + k·res to now + (k+1)·res, for the slots before the end
+// of the backfill window. Every time the planner uses is on that grid
+// (releases are rounded up to it, reservations last whole slots), so it
+// plans exactly as profile does, on a flat array: a start is found in one
+// pass over the slots and a reservation touches only its own slots, with
+// no insertions.
+//
+// A job that fits nowhere leaves the plan unchanged, and a plan only
+// loses nodes during a pass, so any later job at least as wide and at
+// least as long fits nowhere either: failed remembers those shapes and
+// earliest answers them without a scan.
+type slotPlan struct {
+	now, res int64
+	free     []int   // per slot
+	failed   []shape // shapes that fit nowhere, none dominating another
+}
+
+// shape is a job's nodes and length in slots.
+type shape struct{ nodes, slots int }
+
+// maxPlanSlots bounds the grid: a window of more slots (a tiny
+// resolution) is planned with profile instead.
+const maxPlanSlots = 1 << 14
+
+func (p *slotPlan) earliest(nodes int, dur int64) (int64, bool) {
+	d := int(min(ceilDiv(dur, p.res), int64(len(p.free))))
+	for _, f := range p.failed {
+		if nodes >= f.nodes && d >= f.slots {
+			return 0, false
+		}
+	}
+	run := 0 // consecutive slots up to k with enough nodes
+	for k, v := range p.free {
+		if v < nodes {
+			run = 0
+			continue
+		}
+		run++
+		if run == d {
+			return p.now + int64(k+1-d)*p.res, true
+		}
+	}
+	if run > 0 { // free from len-run to the window's end
+		return p.now + int64(len(p.free)-run)*p.res, true
+	}
+	p.fail(shape{nodes, d})
+	return 0, false
+}
+
+// fail remembers a shape that fits nowhere, dropping those it dominates.
+func (p *slotPlan) fail(s shape) {
+	k := 0
+	for _, f := range p.failed {
+		if !(f.nodes >= s.nodes && f.slots >= s.slots) {
+			p.failed[k] = f
+			k++
+		}
+	}
+	p.failed = append(p.failed[:k], s)
+}
+
+func (p *slotPlan) reserve(nodes int, at, dur int64) {
+	k := int((at - p.now) / p.res)
+	end := min(k+int(min(ceilDiv(dur, p.res), int64(len(p.free)))), len(p.free))
+	for i := k; i < end; i++ {
+		p.free[i] -= nodes
+	}
+}
