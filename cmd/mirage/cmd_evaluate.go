@@ -62,6 +62,7 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	f.StringP("output", "o", "", "output directory; required")
 	f.String("policy", d.Policy, "comma-separated policies")
 	f.String("nodes", "", "comma-separated chain sizes, e.g. 1,8 (empty = the protocol's)")
+	f.Int("partition", 0, "partition size in nodes, as features build --nodes (0 = the protocol's)")
 	f.String("start", "", "first window start, YYYY-MM-DDTHH:MM:SS in the protocol's zone (empty = the protocol's)")
 	f.Int("windows", 0, "windows per chain size (0 = the protocol's)")
 	f.Duration("interval", 0, "time between window starts (0 = the protocol's)")
@@ -107,8 +108,11 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	if c.Decision <= 0 || c.Decision%time.Second != 0 {
 		return usagef("--decision %v: want a positive whole number of seconds", c.Decision)
 	}
+	if c.Partition < 0 {
+		return usagef("--partition %d: want a node count >= 0", c.Partition)
+	}
 	p, err := featuresProtocol(FeaturesConfig{Protocol: c.Protocol, Start: c.Start, Windows: c.Windows,
-		Interval: c.Interval, ChainNodes: c.Nodes})
+		Interval: c.Interval, ChainNodes: c.Nodes, Nodes: c.Partition})
 	if err != nil {
 		return err
 	}

@@ -58,6 +58,7 @@ func TestEvaluate_UsageErrors(t *testing.T) {
 		"BadLambda":       {"evaluate", "--trace", "x", "--lambda", "-1", "-o", "y"},
 		"BadMargins":      {"evaluate", "--trace", "x", "--margins", "0,soon", "-o", "y"},
 		"MarginAndSweep":  {"evaluate", "--trace", "x", "--margin", "10m", "--margins", "0,1h", "-o", "y"},
+		"NegPartition":    {"evaluate", "--trace", "x", "--partition", "-1", "-o", "y"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, stderr, code := run(t, args...); code != exitUsage {

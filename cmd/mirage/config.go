@@ -30,17 +30,19 @@ type Config struct {
 // EvaluateConfig configures `mirage evaluate`. Zero values mean the
 // protocol's.
 type EvaluateConfig struct {
-	Trace    string        `mapstructure:"trace"`
-	Protocol string        `mapstructure:"protocol"`
-	Output   string        `mapstructure:"output"`
-	Policy   string        `mapstructure:"policy"`
-	Nodes    string        `mapstructure:"nodes"` // chain sizes, comma-separated
-	Start    string        `mapstructure:"start"`
-	Windows  int           `mapstructure:"windows"`
-	Interval time.Duration `mapstructure:"interval"`
-	Decision time.Duration `mapstructure:"decision"`
-	Theta    string        `mapstructure:"theta"` // hours, comma-separated (a sweep)
-	Margin   time.Duration `mapstructure:"margin"`
+	Trace    string `mapstructure:"trace"`
+	Protocol string `mapstructure:"protocol"`
+	Output   string `mapstructure:"output"`
+	Policy   string `mapstructure:"policy"`
+	Nodes    string `mapstructure:"nodes"` // chain sizes, comma-separated
+	// Partition is the partition size in nodes (0: the protocol's).
+	Partition int           `mapstructure:"partition"`
+	Start     string        `mapstructure:"start"`
+	Windows   int           `mapstructure:"windows"`
+	Interval  time.Duration `mapstructure:"interval"`
+	Decision  time.Duration `mapstructure:"decision"`
+	Theta     string        `mapstructure:"theta"` // hours, comma-separated (a sweep)
+	Margin    time.Duration `mapstructure:"margin"`
 	// Margins are slurm-estimate margins for a sweep (durations,
 	// comma-separated).
 	Margins string `mapstructure:"margins"`
