@@ -91,13 +91,18 @@
 //
 // # Measured (seed 1, 88 nodes, target utilisation 0.7)
 //
-// 1,000,000 jobs (2022-11 .. 2039): 80.4 % one node, 15.6 % TIMEOUT, 12.9 %
-// cancelled pending, 4.4 % array tasks, utilisation 0.700; limit p10/p25/
-// p50/p75/p90 30/60/300/2160/2880 min; wait p50 19 s, p75 2.4 h, p90
-// 14.6 h, p99 56 h, mean 4.4 h (LS6: 25 s, 1.3 h, 11.9 h, 48 h, 4.1 h);
-// run time of started jobs p50 30 min, mean 6.0 h. 20,000 jobs (the first
-// 16 weeks): 80.8 % one node, 15.6 % TIMEOUT, 13.1 % cancelled pending,
-// utilisation 0.684, wait p50 15 s, p90 6.0 h.
+// 1,000,000 jobs (2022-11 .. 2039): 80.5 % one node, 15.6 % TIMEOUT, 13.0 %
+// cancelled pending, 4.4 % array tasks, utilisation 0.705; limit p50 5 h,
+// p75 36 h; wait p50 20 s, p75 2.9 h, p90 15.2 h, p99 54 h, mean 4.5 h
+// (LS6: 25 s, 1.3 h, 11.9 h, 48 h, 4.1 h); run time of started jobs p50
+// 30 min, mean 6.0 h. 20,000 jobs (the first 17 weeks): 80.6 % one node,
+// 15.7 % TIMEOUT, 13.1 % cancelled pending, utilisation 0.648, wait p50
+// 12 s, p90 7.7 h (mirage trace stats; TestWriteSacct_ParseBack's log).
+//
+// Bursts overlap in time: each has its own next submit time, and the jobs
+// are written in submit order across them, so the arrival rate scales with
+// Nodes. On 10,000 nodes, 1,000,000 jobs reach utilisation 0.671 at a
+// target of 0.7 and 0.932 at 1.2 (overloaded: mean wait 71 h).
 //
 // Spans grow with Jobs / Nodes: about 170 jobs a day on 88 nodes, so 10M
 // jobs on 88 nodes reach the 2180s; raise Nodes for large inputs with

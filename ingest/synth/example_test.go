@@ -20,10 +20,10 @@ func ExampleWriteSacct() {
 	fmt.Println(st.Jobs, "jobs,", st.Started, "started,", st.CancelledPending, "cancelled while pending")
 	// Output:
 	// JobID|JobIDRaw|JobName|User|UID|Account|Partition|QOS|State|ExitCode|Submit|Eligible|Start|End|ElapsedRaw|Timelimit|TimelimitRaw|NNodes|NCPUS|ReqMem|ReqTRES|AllocTRES|Priority|Cluster
-	// 7332|7332|lammps_2|u191|803241|ATM23677|gpu-a100|normal|CANCELLED by 803241|0:0|2022-11-01T00:00:00|Unknown|None|2022-11-01T00:00:59|0|1-06:00:00|1800|1|128|250G|billing=128,cpu=128,gres/gpu=3,mem=250G,node=1||1200|synth
-	// 7333|7333|lammps_2|u191|803241|ATM23677|gpu-a100|normal|COMPLETED|0:0|2022-11-01T00:00:46|2022-11-01T00:00:46|2022-11-01T00:00:56|2022-11-01T06:11:32|22236|1-06:00:00|1800|1|128|250G|billing=128,cpu=128,gres/gpu=3,mem=250G,node=1|billing=128,cpu=128,gres/gpu=3,mem=250G,node=1|1087|synth
-	// 7336|7336|jupyter_28|u191|803241|ATM23677|gpu-a100|normal|COMPLETED|0:0|2022-11-01T00:00:47|2022-11-01T00:00:47|2022-11-01T00:01:08|2022-11-01T00:28:45|1657|01:00:00|60|1|128|250G|billing=128,cpu=128,gres/gpu=3,mem=250G,node=1|billing=128,cpu=128,gres/gpu=3,mem=250G,node=1|1188|synth
-	// 3 jobs, 2 started, 1 cancelled while pending
+	// 7332|7332|lammps_2|u191|803241|ATM23677|gpu-a100|normal|COMPLETED|0:0|2022-11-01T00:00:00|2022-11-01T00:00:00|2022-11-01T00:00:00|2022-11-01T13:59:05|50345|1-06:00:00|1800|1|128|250G|billing=128,cpu=128,gres/gpu=3,mem=250G,node=1|billing=128,cpu=128,gres/gpu=3,mem=250G,node=1|1246|synth
+	// 7333|7333|lammps_2|u191|803241|ATM23677|gpu-a100|normal|COMPLETED|0:0|2022-11-01T00:00:02|2022-11-01T00:00:02|2022-11-01T00:00:02|2022-11-01T00:01:03|61|1-06:00:00|1800|1|128|250G|billing=128,cpu=128,gres/gpu=3,mem=250G,node=1|billing=128,cpu=128,gres/gpu=3,mem=250G,node=1|1104|synth
+	// 7336|7336|lammps_2|u191|803241|ATM23677|gpu-a100|normal|COMPLETED|0:0|2022-11-01T00:00:11|2022-11-01T00:00:11|2022-11-01T00:00:11|2022-11-02T01:42:21|92530|1-06:00:00|1800|1|128|250G|billing=128,cpu=128,gres/gpu=3,mem=250G,node=1|billing=128,cpu=128,gres/gpu=3,mem=250G,node=1|1133|synth
+	// 3 jobs, 3 started, 0 cancelled while pending
 }
 
 func ExampleWriteSWF() {
@@ -53,7 +53,7 @@ func ExampleWriteSWF() {
 	// ; Partitions: 1 gpu-a100
 	// ; Note: Status 1 completed, 0 failed (incl. timeout, out of memory, node failure), 5 cancelled
 	// ; Note: Group is the account; Executable numbers the job name; processors are CPUs
-	// 1 0 59 0 -1 -1 -1 128 108000 2048000 5 1 1 1 1 1 -1 -1
-	// 2 46 10 22236 128 -1 -1 128 108000 2048000 1 1 1 1 1 1 -1 -1
-	// 3 47 21 1657 128 -1 -1 128 3600 2048000 1 1 1 2 1 1 -1 -1
+	// 1 0 0 50345 128 -1 -1 128 108000 2048000 1 1 1 1 1 1 -1 -1
+	// 2 2 0 61 128 -1 -1 128 108000 2048000 1 1 1 1 1 1 -1 -1
+	// 3 11 0 92530 128 -1 -1 128 108000 2048000 1 1 1 1 1 1 -1 -1
 }

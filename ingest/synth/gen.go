@@ -57,13 +57,15 @@ type gen struct {
 	clockSec       float64 // time of the last event, seconds after t0
 	events         int64
 
-	// The current burst.
-	burstLeft  int
-	burstTasks int
-	burstUser  *user
-	isArray    bool
-	tpl        job // parameters of the burst's first job
-	submit     int64
+	// Bursts under way, by the submit time of their next job: at high
+	// arrival rates (thousands of nodes) they overlap in time.
+	active    burstHeap
+	spare     []*burst // finished bursts, reused: a run allocates O(1)
+	bursts    int64    // bursts started, for ties
+	reserved  int      // jobs the active bursts have still to submit
+	haveStart bool     // nextStart holds the next burst's start
+	nextStart int64
+
 	nextID     int64
 	lastSubmit int64
 
@@ -165,32 +167,101 @@ func (g *gen) nextEvent() {
 	}
 }
 
-// newBurst starts the next burst of jobs.
-func (g *gen) newBurst() {
-	g.nextEvent()
-	g.submit = max(g.t0+int64(g.clockSec), g.lastSubmit)
-	g.burstUser = &g.pop.users[g.pop.pick.draw(g.r)]
+// burst is a run of jobs of one user: an array (one submit time) or
+// jobs submitted 1 + Exp(burstGapMeanSec) seconds apart.
+type burst struct {
+	seq     int64 // start order, for ties
+	left    int   // jobs still to submit
+	tasks   int
+	user    *user
+	isArray bool
+	tpl     job   // parameters of the next job
+	submit  int64 // the next job's submit time
+}
+
+// burstHeap orders bursts by their next submit time, then start order.
+type burstHeap []*burst
+
+func (h burstHeap) before(i, j int) bool {
+	if h[i].submit != h[j].submit {
+		return h[i].submit < h[j].submit
+	}
+	return h[i].seq < h[j].seq
+}
+
+func (h *burstHeap) push(b *burst) {
+	*h = append(*h, b)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !a.before(i, p) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+// fix restores the order after the first burst's submit time grew, or
+// removes it when it has no job left and returns it.
+func (h *burstHeap) fix() (done *burst) {
+	a := *h
+	if a[0].left == 0 {
+		done = a[0]
+		a[0] = a[len(a)-1]
+		a = a[:len(a)-1]
+		*h = a
+	}
+	for i, n := 0, len(a); ; {
+		l := 2*i + 1
+		if l >= n {
+			return done
+		}
+		m := l
+		if r := l + 1; r < n && a.before(r, l) {
+			m = r
+		}
+		if !a.before(m, i) {
+			return done
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+}
+
+// newBurst starts a burst at start (Unix seconds) with at most limit
+// jobs.
+func (g *gen) newBurst(start int64, limit int) *burst {
+	var b *burst
+	if n := len(g.spare); n > 0 {
+		b, g.spare = g.spare[n-1], g.spare[:n-1]
+		*b = burst{}
+	} else {
+		b = new(burst)
+	}
+	b.seq, b.submit, b.user = g.bursts, start, &g.pop.users[g.pop.pick.draw(g.r)]
+	g.bursts++
 	var k int
-	g.isArray = g.r.Float64() < pArray
+	b.isArray = g.r.Float64() < pArray
 	switch {
-	case g.isArray:
+	case b.isArray:
 		k = 2 + g.r.IntN(arrayMaxTasks-1)
 	case g.r.Float64() < pSingle:
 		k = 1
 	default:
 		k = 2 + int(min(g.r.ExpFloat64()*burstExtraMean, maxBurst))
 	}
-	k = min(k, g.left)
-	g.burstLeft, g.burstTasks = k, k
-	g.tpl.arrayID = 0
-	if g.isArray {
-		g.tpl.arrayID = g.nextID
+	k = min(k, limit)
+	b.left, b.tasks = k, k
+	if b.isArray {
+		b.tpl.arrayID = g.nextID
 		g.nextID += int64(k)
 	}
-	g.draw(&g.tpl, g.burstUser)
-	if g.isArray {
-		g.tpl.node, g.tpl.nnodes = 0, g.capNodes[0] // nodeMix[0] is one node
+	g.draw(&b.tpl, b.user)
+	if b.isArray {
+		b.tpl.node, b.tpl.nnodes = 0, g.capNodes[0] // nodeMix[0] is one node
 	}
+	return b
 }
 
 // draw sets the user-chosen parameters of j.
@@ -222,33 +293,43 @@ func (g *gen) draw(j *job, u *user) {
 // next generates the next job into j; it must not be called more than
 // Options.Jobs times.
 func (g *gen) next(j *job) {
-	if g.burstLeft == 0 {
-		g.newBurst()
-		*j = g.tpl
-	} else {
-		if !g.isArray {
-			g.submit += 1 + int64(g.r.ExpFloat64()*burstGapMeanSec)
-			if g.r.Float64() >= pRepeat {
-				g.draw(&g.tpl, g.burstUser)
-			}
-		}
-		*j = g.tpl
+	if !g.haveStart && g.left > g.reserved {
+		g.nextEvent()
+		g.nextStart, g.haveStart = g.t0+int64(g.clockSec), true
 	}
+	if g.haveStart && g.left > g.reserved && (len(g.active) == 0 || g.nextStart < g.active[0].submit) {
+		b := g.newBurst(g.nextStart, g.left-g.reserved)
+		g.reserved += b.left
+		g.active.push(b)
+		g.haveStart = false
+	}
+	b := g.active[0]
+	*j = b.tpl
+	j.submit = b.submit
 	g.left--
-	g.burstLeft--
-	if g.isArray {
-		j.task = int64(g.burstTasks - g.burstLeft - 1)
+	g.reserved--
+	b.left--
+	if b.isArray {
+		j.task = int64(b.tasks - b.left - 1)
 		j.rawID = j.arrayID + 1 + j.task
-		if g.burstLeft == 0 { // Slurm gives the last task the array's own ID
+		if b.left == 0 { // Slurm gives the last task the array's own ID
 			j.rawID = j.arrayID
 		}
 	} else {
 		j.task = 0
 		j.rawID = g.nextID
 		g.nextID += 1 + int64(g.r.Uint64()&3)
+		if b.left > 0 { // the burst's next job
+			b.submit += 1 + int64(g.r.ExpFloat64()*burstGapMeanSec)
+			if g.r.Float64() >= pRepeat {
+				g.draw(&b.tpl, b.user)
+			}
+		}
 	}
-	j.submit = g.submit
-	g.lastSubmit = g.submit
+	if done := g.active.fix(); done != nil {
+		g.spare = append(g.spare, done)
+	}
+	g.lastSubmit = j.submit
 	j.priority = 1001 + j.user.prioBase + 20*int64(j.nnodes) + int64(g.r.Uint64()&255)
 	if g.r.Float64() < pCancelPending {
 		g.cancelPending(j)
