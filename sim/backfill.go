@@ -205,6 +205,14 @@ func (s *Sim) backfillPass() bool {
 	bf := &s.cfg.Backfill
 	p := s.newPlan(false)
 	reserved, tested, started := false, 0, false
+	var perUser []int // jobs tested per user (bf_max_job_user)
+	if bf.MaxJobUser > 0 {
+		perUser = s.scratch.perUser[:0]
+		for range s.users {
+			perUser = append(perUser, 0)
+		}
+		s.scratch.perUser = perUser
+	}
 	it := s.byPriority()
 	for id, _, ok := it.next(); ok; id, _, ok = it.next() {
 		if tested >= bf.MaxJobTest && bf.MaxJobTest > 0 {
@@ -212,6 +220,13 @@ func (s *Sim) backfillPass() bool {
 		}
 		if s.overLimit(id) {
 			continue
+		}
+		if bf.MaxJobUser > 0 && s.jobs[id].User >= 0 {
+			u := s.jobs[id].User
+			if perUser[u] >= bf.MaxJobUser {
+				continue
+			}
+			perUser[u]++
 		}
 		tested++
 		s.work.BackfillTested++

@@ -113,6 +113,10 @@ type Backfill struct {
 	// MaxJobTest is bf_max_job_test: at most this many pending jobs are
 	// tested per pass; 0 means all.
 	MaxJobTest int `json:"max_job_test"`
+	// MaxJobUser is bf_max_job_user: at most this many jobs of one user
+	// are tested per pass (the user's others are passed over, not
+	// counted in MaxJobTest); 0 means no limit.
+	MaxJobUser int `json:"max_job_user,omitempty"`
 }
 
 // Limits are per-user limits (Slurm QOS MaxJobsPU, MaxTRESPU=node=N);
@@ -210,8 +214,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: decay half-life %d s <= 0", ErrConfig, c.Priority.DecayHalfLifeSec)
 	case c.Backfill.Flavour != BackfillNone && (c.Backfill.IntervalSec <= 0 || c.Backfill.ResolutionSec <= 0 || c.Backfill.WindowSec <= 0):
 		return fmt.Errorf("%w: backfill interval, window and resolution must be > 0", ErrConfig)
-	case c.Backfill.MaxJobTest < 0:
-		return fmt.Errorf("%w: max job test %d < 0 (0 = unlimited)", ErrConfig, c.Backfill.MaxJobTest)
+	case c.Backfill.MaxJobTest < 0 || c.Backfill.MaxJobUser < 0:
+		return fmt.Errorf("%w: max job test %d or max job user %d < 0 (0 = unlimited)", ErrConfig, c.Backfill.MaxJobTest, c.Backfill.MaxJobUser)
 	case c.Limits.MaxJobsPerUser < 0 || c.Limits.MaxNodesPerUser < 0:
 		return fmt.Errorf("%w: negative per-user limit", ErrConfig)
 	}

@@ -142,3 +142,36 @@ func TestWork_BoundedWhenOverloaded(t *testing.T) {
 	}
 	t.Logf("%+v", w)
 }
+
+// TestBackfill_MaxJobUser: with bf_max_job_user, a backfill pass plans at
+// most that many jobs of each user (3 users here); without it, every
+// pending job (299: the first one runs).
+func TestBackfill_MaxJobUser(t *testing.T) {
+	cfg := simtest.Cluster(4)
+	cfg.Backfill.ResolutionSec = 60
+	var jobs []sim.Job
+	for i := range int64(300) {
+		j := simtest.Job(4, i, 3600, 3600)
+		j.User = int32(i % 3)
+		jobs = append(jobs, j)
+	}
+	for _, limit := range []int{0, 1, 7} {
+		c := cfg
+		c.Backfill.MaxJobUser = limit
+		s, err := sim.New(c, jobs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		w := s.Work()
+		want := 299
+		if limit > 0 {
+			want = 3 * limit
+		}
+		if w.BackfillMaxTested != want {
+			t.Errorf("bf_max_job_user %d: at most %d jobs planned in a pass, want %d", limit, w.BackfillMaxTested, want)
+		}
+	}
+}

@@ -7,17 +7,18 @@ import (
 
 // scratch holds buffers reused across passes.
 type scratch struct {
-	order []JobID
-	prio  []float64
-	iter  passIter
-	slots slotPlan
-	steps stepPlan
-	fs    []float64 // per user: fair-share factor of generation fsGen
-	fsGen []uint64
-	gen   uint64
-	times []int64
-	free  []int
-	ends  []runEnd
+	order   []JobID
+	prio    []float64
+	iter    passIter
+	slots   slotPlan
+	steps   stepPlan
+	perUser []int
+	fs      []float64 // per user: fair-share factor of generation fsGen
+	fsGen   []uint64
+	gen     uint64
+	times   []int64
+	free    []int
+	ends    []runEnd
 }
 
 // advanceUsage brings fair-share usage up to t. Usage decays with the

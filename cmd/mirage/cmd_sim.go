@@ -45,6 +45,8 @@ center decides whether to trust the simulator for its cluster.
 	f.String("backfill", d.Backfill, "backfill flavour: conservative, easy, none (empty = the profile's)")
 	f.String("cancelled", d.Cancelled, "jobs cancelled while pending: leave or run-zero (empty = the profile's)")
 	f.Int("max-jobs-per-user", d.MaxJobsPerUser, "running jobs per user (0 = unlimited)")
+	f.Int("bf-max-job-test", d.BfMaxJobTest, "backfill: jobs planned per pass, Slurm's bf_max_job_test (0 = all; -1 = the profile's, 3000)")
+	f.Int("bf-max-job-user", d.BfMaxJobUser, "backfill: jobs of one user planned per pass, Slurm's bf_max_job_user (0 = no limit; -1 = the profile's)")
 	f.Int("max-nodes-per-user", d.MaxNodesPerUser, "running nodes per user (0 = unlimited)")
 	f.Bool("infer-deps", d.InferDeps, "infer dependencies: hold a job that started right after a same-user job ended until that job ends")
 	f.Bool("infer-capacity", d.InferCapacity, "infer a capacity timeline from the trace's busy nodes (the most busy at once per bucket)")
@@ -79,6 +81,15 @@ func simConfig(c SimConfig) (sim.Config, error) {
 		}
 	}
 	cfg.Limits = sim.Limits{MaxJobsPerUser: c.MaxJobsPerUser, MaxNodesPerUser: c.MaxNodesPerUser}
+	if c.BfMaxJobTest >= 0 {
+		cfg.Backfill.MaxJobTest = c.BfMaxJobTest
+	}
+	if c.BfMaxJobUser >= 0 {
+		cfg.Backfill.MaxJobUser = c.BfMaxJobUser
+	}
+	if c.BfMaxJobTest < -1 || c.BfMaxJobUser < -1 {
+		return cfg, usagef("--bf-max-job-test %d, --bf-max-job-user %d: want -1 (the profile's), 0 (none) or a count", c.BfMaxJobTest, c.BfMaxJobUser)
+	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageError{err}
 	}

@@ -143,10 +143,14 @@ type SimConfig struct {
 	Cancelled       string `mapstructure:"cancelled"`
 	MaxJobsPerUser  int    `mapstructure:"max_jobs_per_user"`
 	MaxNodesPerUser int    `mapstructure:"max_nodes_per_user"`
-	InferDeps       bool   `mapstructure:"infer_deps"`
-	From            string `mapstructure:"from"`
-	To              string `mapstructure:"to"`
-	TZ              string `mapstructure:"tz"`
+	// BfMaxJobTest and BfMaxJobUser override the profile's backfill
+	// limits when >= 0 (bf_max_job_test, bf_max_job_user; 0 = none).
+	BfMaxJobTest int    `mapstructure:"bf_max_job_test"`
+	BfMaxJobUser int    `mapstructure:"bf_max_job_user"`
+	InferDeps    bool   `mapstructure:"infer_deps"`
+	From         string `mapstructure:"from"`
+	To           string `mapstructure:"to"`
+	TZ           string `mapstructure:"tz"`
 	// Capacity inference (sim.InferCapacity) from the trace's busy nodes.
 	InferCapacity      bool          `mapstructure:"infer_capacity"`
 	CapacityBucket     time.Duration `mapstructure:"capacity_bucket"`
@@ -265,7 +269,7 @@ func defaultConfig() Config {
 	return Config{
 		LogLevel: "info",
 		Ingest:   IngestConfig{Format: "auto", Progress: true},
-		Sim:      SimConfig{Profile: "default", TZ: "UTC", CapacityBucket: 24 * time.Hour},
+		Sim:      SimConfig{Profile: "default", TZ: "UTC", CapacityBucket: 24 * time.Hour, BfMaxJobTest: -1, BfMaxJobUser: -1},
 		Features: FeaturesConfig{Protocol: "mirage-ls6", Progress: true},
 		Train:    TrainConfig{Model: "forest", CV: 5, Seed: 1, Device: "cpu", Target: "r", OverlapBudget: time.Hour},
 		Evaluate: EvaluateConfig{Protocol: "mirage-ls6-val", Policy: "reactive,immediate,avg,slurm-estimate,oracle,oracle-cost", Lambda: 0.5,
