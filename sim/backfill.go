@@ -26,28 +26,9 @@ type profile struct {
 func (s *Sim) buildProfile(pred bool) profile {
 	res := s.cfg.Backfill.ResolutionSec
 	ends := s.scratch.ends[:0]
-	for _, id := range s.running {
-		j := &s.jobs[id]
-		start := s.st.get(id).start
-		at := start + j.LimitSec
-		if pred && j.PredRunSec > 0 && start+j.PredRunSec > s.now {
-			at = start + j.PredRunSec
-		}
-		ends = append(ends, runEnd{at: s.now + ceilDiv(max(at-s.now, 0), res)*res, nodes: int(j.Nodes)})
-	}
-	capNow := s.capacity
-	for k := s.capIdx; k < len(s.cfg.Capacity); k++ {
-		c := s.cfg.Capacity[k]
-		if c.At >= s.now+s.cfg.Backfill.WindowSec {
-			break
-		}
-		if c.Unannounced {
-			continue
-		}
-		at := s.now + ceilDiv(max(c.At-s.now, 0), res)*res
-		ends = append(ends, runEnd{at: at, nodes: c.Nodes - capNow})
-		capNow = c.Nodes
-	}
+	s.releases(pred, func(at int64, nodes int) {
+		ends = append(ends, runEnd{at: s.now + ceilDiv(max(at-s.now, 0), res)*res, nodes: nodes})
+	})
 	slices.SortFunc(ends, func(a, b runEnd) int { return cmpInt64(a.at, b.at) })
 	s.scratch.ends = ends
 	p := profile{times: append(s.scratch.times[:0], s.now), free: append(s.scratch.free[:0], s.free())}
@@ -64,6 +45,36 @@ func (s *Sim) buildProfile(pred bool) profile {
 }
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// releases calls add for every change of the free nodes the planner
+// expects after now (Unix seconds, not rounded): each running job at its
+// start plus its limit (with pred, plus its predicted run time while that
+// is ahead), and each announced capacity step within the backfill window
+// (the change from the capacity before it; unannounced steps are not
+// known before they apply).
+func (s *Sim) releases(pred bool, add func(at int64, nodes int)) {
+	for _, id := range s.running {
+		j := &s.jobs[id]
+		start := s.st.get(id).start
+		at := start + j.LimitSec
+		if pred && j.PredRunSec > 0 && start+j.PredRunSec > s.now {
+			at = start + j.PredRunSec
+		}
+		add(at, int(j.Nodes))
+	}
+	capNow := s.capacity
+	for k := s.capIdx; k < len(s.cfg.Capacity); k++ {
+		c := s.cfg.Capacity[k]
+		if c.At >= s.now+s.cfg.Backfill.WindowSec {
+			break
+		}
+		if c.Unannounced {
+			continue
+		}
+		add(c.At, c.Nodes-capNow)
+		capNow = c.Nodes
+	}
+}
 
 // planner is a backfill plan: slotPlan on the resolution grid, or
 // profile (stepPlan) when the grid would be too fine.
@@ -112,32 +123,11 @@ func (s *Sim) buildSlots(pred bool, slots int) *slotPlan {
 	for range slots + 1 {
 		free = append(free, 0)
 	}
-	release := func(at int64, nodes int) {
+	s.releases(pred, func(at int64, nodes int) {
 		if k := ceilDiv(max(at-s.now, 0), res); k < int64(slots) {
 			free[k] += nodes
 		}
-	}
-	for _, id := range s.running {
-		j := &s.jobs[id]
-		start := s.st.get(id).start
-		at := start + j.LimitSec
-		if pred && j.PredRunSec > 0 && start+j.PredRunSec > s.now {
-			at = start + j.PredRunSec
-		}
-		release(at, int(j.Nodes))
-	}
-	capNow := s.capacity
-	for k := s.capIdx; k < len(s.cfg.Capacity); k++ {
-		c := s.cfg.Capacity[k]
-		if c.At >= s.now+s.cfg.Backfill.WindowSec {
-			break
-		}
-		if c.Unannounced {
-			continue
-		}
-		release(c.At, c.Nodes-capNow)
-		capNow = c.Nodes
-	}
+	})
 	sum := s.free()
 	for k := range slots {
 		sum += free[k]

@@ -35,8 +35,10 @@ type prioIndex struct {
 	// particular order (a pass's result does not depend on it);
 	// userLists.pos is each one's index there.
 	active []int32
-	cross  crossHeap // uncapped jobs by when they reach the age cap
-	gen    uint32
+	// cross holds the uncapped jobs by when they reach the age cap: events
+	// of (at, job), ordered by time, then job (seq is the JobID).
+	cross eventHeap
+	gen   uint32
 }
 
 const (
@@ -54,14 +56,6 @@ type userLists struct {
 	cur   [3]int // a pass's cursor: entries before it are taken or stale
 	pos   int32  // index in prioIndex.active, -1 when not there
 }
-
-// crossing is when an uncapped job's age reaches the cap.
-type crossing struct {
-	at int64
-	id JobID
-}
-
-type crossHeap []crossing
 
 // index returns the priority index, built on first use (Clone drops it).
 func (s *Sim) index() *prioIndex {
@@ -125,7 +119,7 @@ func (s *Sim) indexAdd(id JobID) {
 	case pc.AgeWeight != 0:
 		key -= pc.AgeWeight * float64(from-x.base) / float64(pc.MaxAgeSec)
 		if s.capsAge() {
-			x.cross.push(crossing{at: from + pc.MaxAgeSec, id: id})
+			x.cross.push(event{at: from + pc.MaxAgeSec, seq: uint64(id), job: id})
 		}
 	}
 	x.key[id], x.where[id] = key, kind
@@ -176,14 +170,12 @@ func (x *prioIndex) grow(n int) {
 func (s *Sim) prepareIndex() {
 	x := s.idx
 	for len(x.cross) > 0 && x.cross[0].at <= s.now {
-		c := x.cross.pop()
-		if x.where[c.id] != listUncapped {
+		id := x.cross.pop().job
+		if x.where[id] != listUncapped {
 			continue
 		}
-		s.indexRemove(c.id)
-		x.where[c.id] = listNone
-		// Re-add: now capped (indexAdd decides by the same rule).
-		s.indexAdd(c.id)
+		s.indexRemove(id)
+		s.indexAdd(id) // now capped: indexAdd decides by the same rule
 	}
 	for a := len(x.active) - 1; a >= 0; a-- { // backwards: a user may leave active
 		u := &x.users[x.active[a]]
@@ -213,51 +205,6 @@ func (s *Sim) prepareIndex() {
 			u.pos = -1
 		}
 	}
-}
-
-func (h *crossHeap) push(c crossing) {
-	*h = append(*h, c)
-	a := *h
-	for i := len(a) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !a[i].before(a[p]) {
-			break
-		}
-		a[i], a[p] = a[p], a[i]
-		i = p
-	}
-}
-
-func (h *crossHeap) pop() crossing {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	a[0] = a[n]
-	a = a[:n]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && a[r].before(a[l]) {
-			m = r
-		}
-		if !a[m].before(a[i]) {
-			break
-		}
-		a[i], a[m] = a[m], a[i]
-		i = m
-	}
-	*h = a
-	return top
-}
-
-func (c crossing) before(d crossing) bool {
-	if c.at != d.at {
-		return c.at < d.at
-	}
-	return c.id < d.id
 }
 
 // passIter yields the indexed jobs in exactly order's order (ghosts
