@@ -51,6 +51,8 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	d := defaultConfig().Features
 	f.String("trace", "", "trace file (Parquet, from mirage ingest); required")
 	f.String("protocol", d.Protocol, "preset: "+strings.Join(features.ProtocolNames, ", "))
+	f.String("study", "", "study (built-in name or file; see mirage study show): replaces --protocol, and its trace.zone is checked against the trace's")
+	f.String("period", d.Period, "with --study: the period whose windows to build, train or validation")
 	f.StringP("output", "o", "", "output Parquet file; required")
 	f.String("start", "", "first window start, YYYY-MM-DDTHH:MM:SS in the protocol's zone (empty = the protocol's)")
 	f.Int("windows", 0, "windows per chain size (0 = the protocol's)")
@@ -85,8 +87,17 @@ type featuresSummary struct {
 
 // featuresProtocol applies the command-line overrides to the preset.
 func featuresProtocol(c FeaturesConfig) (features.Protocol, error) {
-	p, err := features.LookupProtocol(c.Protocol)
-	if err != nil {
+	var p features.Protocol
+	var err error
+	if c.Study != "" {
+		s, err := resolveStudy(c.Study)
+		if err != nil {
+			return p, err
+		}
+		if p, err = s.Protocol(c.Period); err != nil {
+			return p, usageError{err}
+		}
+	} else if p, err = features.LookupProtocol(c.Protocol); err != nil {
 		return p, usageError{err}
 	}
 	if c.Start != "" {
@@ -154,6 +165,9 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 	}
 	p, err := featuresProtocol(c)
 	if err != nil {
+		return err
+	}
+	if err := checkStudyTrace(c.Study, c.Trace); err != nil {
 		return err
 	}
 	digest, err := fileSHA256(c.Trace)

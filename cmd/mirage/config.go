@@ -36,13 +36,16 @@ type EvaluateConfig struct {
 	Policy   string `mapstructure:"policy"`
 	Nodes    string `mapstructure:"nodes"` // chain sizes, comma-separated
 	// Partition is the partition size in nodes (0: the protocol's).
-	Partition int           `mapstructure:"partition"`
-	Start     string        `mapstructure:"start"`
-	Windows   int           `mapstructure:"windows"`
-	Interval  time.Duration `mapstructure:"interval"`
-	Decision  time.Duration `mapstructure:"decision"`
-	Theta     string        `mapstructure:"theta"` // hours, comma-separated (a sweep)
-	Margin    time.Duration `mapstructure:"margin"`
+	Partition int `mapstructure:"partition"`
+	// Study and Period replace Protocol as in FeaturesConfig.
+	Study    string        `mapstructure:"study"`
+	Period   string        `mapstructure:"period"`
+	Start    string        `mapstructure:"start"`
+	Windows  int           `mapstructure:"windows"`
+	Interval time.Duration `mapstructure:"interval"`
+	Decision time.Duration `mapstructure:"decision"`
+	Theta    string        `mapstructure:"theta"` // hours, comma-separated (a sweep)
+	Margin   time.Duration `mapstructure:"margin"`
 	// Margins are slurm-estimate margins for a sweep (durations,
 	// comma-separated).
 	Margins string `mapstructure:"margins"`
@@ -117,8 +120,12 @@ type TrainParams struct {
 // FeaturesConfig configures `mirage features build`. Zero values mean the
 // protocol's.
 type FeaturesConfig struct {
-	Trace      string        `mapstructure:"trace"`
-	Protocol   string        `mapstructure:"protocol"`
+	Trace    string `mapstructure:"trace"`
+	Protocol string `mapstructure:"protocol"`
+	// Study (a built-in name or a file), when set, replaces Protocol:
+	// its Period ("train" or "validation") gives the windows.
+	Study      string        `mapstructure:"study"`
+	Period     string        `mapstructure:"period"`
 	Output     string        `mapstructure:"output"`
 	Start      string        `mapstructure:"start"`
 	Windows    int           `mapstructure:"windows"`
@@ -270,9 +277,9 @@ func defaultConfig() Config {
 		LogLevel: "info",
 		Ingest:   IngestConfig{Format: "auto", Progress: true},
 		Sim:      SimConfig{Profile: "default", TZ: "UTC", CapacityBucket: 24 * time.Hour, BfMaxJobTest: -1, BfMaxJobUser: -1},
-		Features: FeaturesConfig{Protocol: "mirage-ls6", Progress: true},
+		Features: FeaturesConfig{Protocol: "mirage-ls6", Period: "train", Progress: true},
 		Train:    TrainConfig{Model: "forest", CV: 5, Seed: 1, Device: "cpu", Target: "r", OverlapBudget: time.Hour},
-		Evaluate: EvaluateConfig{Protocol: "mirage-ls6-val", Policy: "reactive,immediate,avg,slurm-estimate,oracle,oracle-cost", Lambda: 0.5,
+		Evaluate: EvaluateConfig{Protocol: "mirage-ls6-val", Period: "validation", Policy: "reactive,immediate,avg,slurm-estimate,oracle,oracle-cost", Lambda: 0.5,
 			Decision: 10 * time.Minute, Progress: true},
 		Synth: SynthConfig{
 			Jobs: 20000, Seed: 1, Nodes: 88, Format: "sacct", Utilisation: 0.7,

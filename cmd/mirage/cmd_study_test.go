@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mirage-hpc/mirage/train"
+)
+
+// TestStudy_Show: a built-in study prints as YAML that loads back, and as
+// JSON; an unknown study or a bad file is a usage error naming it.
+func TestStudy_Show(t *testing.T) {
+	stdout, stderr, code := run(t, "study", "show", "ls6")
+	if code != 0 || !strings.Contains(stdout, "zone: America/Chicago") {
+		t.Fatalf("show ls6: exit %d: %s%s", code, stdout, stderr)
+	}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "mine.yaml")
+	if err := os.WriteFile(f, []byte(strings.Replace(stdout, "name: ls6", "name: mine", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	js, stderr, code := run(t, "study", "show", f, "--json")
+	var s struct {
+		Name string `json:"name"`
+	}
+	if code != 0 || json.Unmarshal([]byte(js), &s) != nil || s.Name != "mine" {
+		t.Errorf("show %s --json: exit %d: %s%s", f, code, js, stderr)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte(stdout+"colour: blue\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, arg := range []string{"nope", bad, filepath.Join(dir, "absent.yaml")} {
+		if _, stderr, code := run(t, "study", "show", arg); code != exitUsage || !strings.Contains(stderr, filepath.Base(arg)) {
+			t.Errorf("show %s: exit %d, want %d naming it: %s", arg, code, exitUsage, stderr)
+		}
+	}
+}
+
+// TestFeatures_Study: --study gives the study's zone, partition and
+// period to features build; a trace ingested in another zone is refused
+// before any work. The study: data/synth-500.sacct's span, Europe/Berlin
+// refused, then America/Chicago with 40 nodes.
+func TestFeatures_Study(t *testing.T) {
+	dir := t.TempDir()
+	tr := ingestSynth500(t, dir) // America/Chicago
+	study := func(zone string) string {
+		f := filepath.Join(dir, "s-"+strings.ReplaceAll(zone, "/", "-")+".yaml")
+		text := `name: small
+trace: {zone: ` + zone + `}
+cluster: {profile: default, nodes: 40, infer_dependencies: false, infer_capacity: false}
+chains: {nodes: [1]}
+periods:
+  train: {start: "2022-11-01T12:00:00", windows: 2, stride: 6h}
+  validation: {start: "2022-11-02T12:00:00", windows: 1, stride: 6h}
+  warmup: 6h
+  workload: 24h
+  mode: cold
+grid: {probes: "3"}
+`
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	out := filepath.Join(dir, "s.parquet")
+	if _, stderr, code := run(t, "features", "build", "--trace", tr, "--study", study("Europe/Berlin"), "-o", out); code != exitUsage || !strings.Contains(stderr, "Europe/Berlin") {
+		t.Errorf("zone mismatch: exit %d, want %d: %s", code, exitUsage, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a refused run wrote %s", out)
+	}
+	stdout, stderr, code := run(t, "features", "build", "--trace", tr, "--study", study("America/Chicago"), "-o", out, "--json")
+	if code != 0 {
+		t.Fatalf("features build --study: exit %d: %s", code, stderr)
+	}
+	var sum struct {
+		Windows int `json:"windows"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil || sum.Windows != 2 {
+		t.Errorf("summary %s: %v", stdout, err)
+	}
+	_, meta, err := train.ReadSamples(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Nodes int `json:"nodes"`
+	}
+	var opts struct {
+		Name string `json:"name"`
+		TZ   string `json:"tz"`
+	}
+	if json.Unmarshal(meta.SimConfig, &cfg) != nil || cfg.Nodes != 40 || json.Unmarshal(meta.Options, &opts) != nil ||
+		opts.Name != "small" || opts.TZ != "America/Chicago" {
+		t.Errorf("samples simulated %d nodes, protocol %+v; want the study's 40 nodes, small, America/Chicago", cfg.Nodes, opts)
+	}
+	if _, stderr, code := run(t, "features", "build", "--trace", tr, "--study", study("America/Chicago"), "--period", "later", "-o", out); code != exitUsage {
+		t.Errorf("--period later: exit %d, want %d: %s", code, exitUsage, stderr)
+	}
+}

@@ -1,0 +1,18 @@
+// Package pipelines describes an experiment once, as a study, for every
+// stage: the trace and its zone, the simulated partition, the service
+// chains, the training and validation periods, the decision grid and the
+// overlap budget.
+//
+// A Study is read from YAML (Load, with line numbers in errors), JSON or
+// TOML; unknown fields are errors naming the file and the field.
+// Builtin returns the studies built into mirage (ls6, mirage-ls6: the LS6
+// presets as study files), Resolve a file or a built-in name.
+// Study.Protocols gives the features protocols of both periods, exactly
+// the presets' for the built-in studies; Study.CheckTrace refuses a trace
+// ingested in another zone than the study's.
+//
+// Not yet here (issue 13): the stage DAG with its content-addressed cache,
+// the Slurm executor and `mirage pipeline run`.
+//
+// Fields, with units: docs/study.md. Glossary: README.md.
+package pipelines

@@ -1,0 +1,218 @@
+package pipelines
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mirage-hpc/mirage/features"
+)
+
+// ErrStudy is wrapped by every error about a study's contents.
+var ErrStudy = errors.New("invalid study")
+
+// Study describes a cluster and an experiment once: the trace, the
+// cluster model, the service chains, the training and validation
+// periods, the decision grid and the overlap budget. Every stage reads
+// its settings from here. Field by field with units:
+// pipelines/docs/study.md.
+type Study struct {
+	// Name names the study; the training protocol is called Name and the
+	// validation protocol Name + "-val" (samples record it).
+	Name     string      `yaml:"name" mapstructure:"name" json:"name"`
+	Trace    TraceSpec   `yaml:"trace" mapstructure:"trace" json:"trace"`
+	Cluster  ClusterSpec `yaml:"cluster" mapstructure:"cluster" json:"cluster"`
+	Chains   ChainSpec   `yaml:"chains" mapstructure:"chains" json:"chains"`
+	Periods  PeriodsSpec `yaml:"periods" mapstructure:"periods" json:"periods"`
+	Grid     GridSpec    `yaml:"grid" mapstructure:"grid" json:"grid"`
+	Budget   BudgetSpec  `yaml:"budget" mapstructure:"budget" json:"budget"`
+	Models   []ModelSpec `yaml:"models,omitempty" mapstructure:"models" json:"models,omitempty"`
+	Policies []string    `yaml:"policies,omitempty" mapstructure:"policies" json:"policies,omitempty"`
+}
+
+// TraceSpec is the trace and how to ingest it.
+type TraceSpec struct {
+	// Inputs are the trace files (sacct, SWF, ...; see mirage ingest).
+	Inputs []string `yaml:"inputs,omitempty" mapstructure:"inputs" json:"inputs,omitempty"`
+	// Zone is the IANA time zone of the trace's local times and of every
+	// calendar time in the study (period starts, hour-of-day features).
+	Zone string `yaml:"zone" mapstructure:"zone" json:"zone"`
+	// Cluster is the cluster name written into the trace.
+	Cluster string `yaml:"cluster,omitempty" mapstructure:"cluster" json:"cluster,omitempty"`
+}
+
+// ClusterSpec is the simulated partition.
+type ClusterSpec struct {
+	// Profile is the simulator profile: default, mirage-compat or ls6.
+	Profile string `yaml:"profile" mapstructure:"profile" json:"profile"`
+	// Nodes is the partition size in nodes; 0 takes the profile's.
+	Nodes int `yaml:"nodes,omitempty" mapstructure:"nodes" json:"nodes,omitempty"`
+	// InferDependencies holds a job that started right after a same-user
+	// job ended until that job ends; InferCapacity derives the usable
+	// nodes over time from the trace's busy nodes (causally).
+	InferDependencies bool `yaml:"infer_dependencies" mapstructure:"infer_dependencies" json:"infer_dependencies"`
+	InferCapacity     bool `yaml:"infer_capacity" mapstructure:"infer_capacity" json:"infer_capacity"`
+}
+
+// ChainSpec is the shape of the service chains.
+type ChainSpec struct {
+	// Nodes are the chain sizes in nodes, one chain per size and window.
+	Nodes []int `yaml:"nodes" mapstructure:"nodes" json:"nodes"`
+}
+
+// PeriodsSpec are the windows: a training and a validation period with
+// the same window shape.
+type PeriodsSpec struct {
+	Train      Period `yaml:"train" mapstructure:"train" json:"train"`
+	Validation Period `yaml:"validation" mapstructure:"validation" json:"validation"`
+	// Warmup is the simulated time before P is submitted; Workload the
+	// span of trace jobs replayed after the window's start.
+	Warmup   Duration `yaml:"warmup" mapstructure:"warmup" json:"warmup"`
+	Workload Duration `yaml:"workload" mapstructure:"workload" json:"workload"`
+	// Mode is cold (an empty cluster at the window's start) or warm (the
+	// jobs running and pending at the start, from the trace).
+	Mode string `yaml:"mode" mapstructure:"mode" json:"mode"`
+}
+
+// Period is a run of windows.
+type Period struct {
+	// Start is the first window's start, YYYY-MM-DDTHH:MM:SS in the
+	// trace's zone.
+	Start string `yaml:"start" mapstructure:"start" json:"start"`
+	// Windows is the number of windows per chain size.
+	Windows int `yaml:"windows" mapstructure:"windows" json:"windows"`
+	// Stride is the time between window starts.
+	Stride Duration `yaml:"stride" mapstructure:"stride" json:"stride"`
+}
+
+// GridSpec says which decision times are labelled.
+type GridSpec struct {
+	// Probes is "grid" (every decision time a policy sees, Dense and
+	// Sparse below) or a count of evenly spaced probes (the Mirage
+	// artifact's 7).
+	Probes string `yaml:"probes" mapstructure:"probes" json:"probes"`
+	// Decision is the decision interval; Dense the span before P's
+	// expected end labelled at every decision; Sparse the spacing before
+	// that (a multiple of Decision). Zero takes 10 min, 24 h and 1 h.
+	Decision Duration `yaml:"decision,omitempty" mapstructure:"decision" json:"decision,omitempty"`
+	Dense    Duration `yaml:"dense,omitempty" mapstructure:"dense" json:"dense,omitempty"`
+	Sparse   Duration `yaml:"sparse,omitempty" mapstructure:"sparse" json:"sparse,omitempty"`
+}
+
+// BudgetSpec is what an operating point may cost.
+type BudgetSpec struct {
+	// Overlap is the most mean overlap per window (default 1 h).
+	Overlap Duration `yaml:"overlap,omitempty" mapstructure:"overlap" json:"overlap,omitempty"`
+}
+
+// ModelSpec is one model to train: kind forest, xgboost, dqn, estimate
+// or estimate-rt, and for forest and xgboost the target (r, interrupt,
+// cliff, deadline, wait).
+type ModelSpec struct {
+	Kind   string `yaml:"kind" mapstructure:"kind" json:"kind"`
+	Target string `yaml:"target,omitempty" mapstructure:"target" json:"target,omitempty"`
+}
+
+// Duration is a time.Duration written as text ("48h", "10m").
+type Duration time.Duration
+
+// UnmarshalText parses a Go duration.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(bytes.TrimSpace(b)))
+	if err != nil {
+		return fmt.Errorf("duration %q: want e.g. 48h or 10m", b)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText writes the duration as Go does ("48h0m0s").
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// Validate checks the study's fields, naming the first bad one.
+func (s *Study) Validate() error {
+	bad := func(field, format string, args ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrStudy, field, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case s.Name == "" || strings.ContainsAny(s.Name, "/\\ \t\n"):
+		return bad("name", "%q: want a non-empty name without spaces or slashes", s.Name)
+	case s.Trace.Zone == "":
+		return bad("trace.zone", "required (an IANA zone such as America/Chicago)")
+	case s.Cluster.Nodes < 0:
+		return bad("cluster.nodes", "%d: want a node count >= 0 (0 = the profile's)", s.Cluster.Nodes)
+	case len(s.Chains.Nodes) == 0:
+		return bad("chains.nodes", "required: at least one chain size")
+	case s.Periods.Mode != "cold" && s.Periods.Mode != "warm":
+		return bad("periods.mode", "%q: want cold or warm", s.Periods.Mode)
+	case s.Periods.Warmup < 0 || s.Periods.Workload <= 0:
+		return bad("periods", "warmup %v, workload %v: want warmup >= 0 and workload > 0", time.Duration(s.Periods.Warmup), time.Duration(s.Periods.Workload))
+	case s.Budget.Overlap < 0:
+		return bad("budget.overlap", "%v: want >= 0", time.Duration(s.Budget.Overlap))
+	}
+	if _, err := time.LoadLocation(s.Trace.Zone); err != nil {
+		return bad("trace.zone", "%q: %v", s.Trace.Zone, err)
+	}
+	for _, n := range s.Chains.Nodes {
+		if n < 1 {
+			return bad("chains.nodes", "%d: want sizes >= 1", n)
+		}
+	}
+	for _, p := range []struct {
+		name string
+		p    Period
+	}{{"periods.train", s.Periods.Train}, {"periods.validation", s.Periods.Validation}} {
+		if _, err := time.Parse("2006-01-02T15:04:05", p.p.Start); err != nil {
+			return bad(p.name+".start", "%q: want YYYY-MM-DDTHH:MM:SS in trace.zone", p.p.Start)
+		}
+		if p.p.Windows < 1 || p.p.Stride <= 0 {
+			return bad(p.name, "windows %d, stride %v: want windows >= 1 and stride > 0", p.p.Windows, time.Duration(p.p.Stride))
+		}
+	}
+	if s.Grid.Probes != "grid" {
+		if n, err := strconv.Atoi(s.Grid.Probes); err != nil || n < 1 {
+			return bad("grid.probes", "%q: want grid or a positive count", s.Grid.Probes)
+		}
+		if s.Grid.Decision != 0 || s.Grid.Dense != 0 || s.Grid.Sparse != 0 {
+			return bad("grid", "decision, dense and sparse need probes: grid")
+		}
+	}
+	return nil
+}
+
+// Protocols returns the features protocols of the training and the
+// validation period (features.Protocol, what features build, train
+// --model dqn and evaluate run).
+func (s *Study) Protocols() (train, validation features.Protocol, err error) {
+	if err := s.Validate(); err != nil {
+		return train, validation, err
+	}
+	p := features.Protocol{
+		Name: s.Name, Profile: s.Cluster.Profile, Nodes: s.Cluster.Nodes, Mode: s.Periods.Mode,
+		TZ: s.Trace.Zone, Warmup: time.Duration(s.Periods.Warmup), Workload: time.Duration(s.Periods.Workload),
+		ChainNodes: append([]int(nil), s.Chains.Nodes...), InferDeps: s.Cluster.InferDependencies,
+		InferCapacity: s.Cluster.InferCapacity,
+	}
+	if s.Grid.Probes == "grid" {
+		g := features.GridOptions{DecisionSec: sec(s.Grid.Decision), DenseSec: sec(s.Grid.Dense), SparseSec: sec(s.Grid.Sparse)}.WithDefaults()
+		p.Grid = &g
+		p.Probes = 7 // unused with a grid; the presets keep the artifact's count
+	} else {
+		p.Probes, _ = strconv.Atoi(s.Grid.Probes)
+	}
+	train, validation = p, p
+	train.Start, train.Windows, train.Interval = s.Periods.Train.Start, s.Periods.Train.Windows, time.Duration(s.Periods.Train.Stride)
+	validation.Name = s.Name + "-val"
+	validation.Start, validation.Windows, validation.Interval = s.Periods.Validation.Start, s.Periods.Validation.Windows, time.Duration(s.Periods.Validation.Stride)
+	if p.Grid != nil {
+		g := *p.Grid
+		validation.Grid = &g
+	}
+	validation.ChainNodes = append([]int(nil), s.Chains.Nodes...)
+	return train, validation, nil
+}
+
+func sec(d Duration) int64 { return int64(time.Duration(d) / time.Second) }

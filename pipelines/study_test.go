@@ -1,0 +1,184 @@
+package pipelines_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/internal/ls6test"
+	"github.com/mirage-hpc/mirage/pipelines"
+)
+
+// TestBuiltin_MatchesPresets: each built-in study gives exactly the
+// features protocols of the preset of its name and of NAME-val.
+func TestBuiltin_MatchesPresets(t *testing.T) {
+	names := pipelines.BuiltinNames()
+	if !gocmp.Equal(names, []string{"ls6", "mirage-ls6"}) {
+		t.Fatalf("built-in studies %v", names)
+	}
+	for _, name := range names {
+		s, _, err := pipelines.Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		train, val, err := s.Protocols()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tt := range []struct {
+			got    features.Protocol
+			preset string
+		}{{train, name}, {val, name + "-val"}} {
+			want, err := features.LookupProtocol(tt.preset)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := gocmp.Diff(want, tt.got); d != "" {
+				t.Errorf("study %s vs preset %s (-preset +study):\n%s", name, tt.preset, d)
+			}
+		}
+	}
+}
+
+// TestBuiltin_SamplesIdentical: the ls6 study's training protocol builds
+// byte-identical samples to the ls6 preset (on the first 3 windows of
+// the real LS6 trace).
+func TestBuiltin_SamplesIdentical(t *testing.T) {
+	tjobs := ls6test.Jobs(t)
+	s, _, err := pipelines.Builtin("ls6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromStudy, _, err := s.Protocols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	preset, err := features.LookupProtocol("ls6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var files [2]string
+	for i, p := range []features.Protocol{preset, fromStudy} {
+		p.Windows = 3
+		jobs, opts, err := p.Prepare(tjobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples, _, err := features.Build(context.Background(), jobs, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[i] = filepath.Join(dir, []string{"preset", "study"}[i]+".parquet")
+		if err := features.WriteParquet(files[i], &samples, features.FileMeta{Protocol: p.Name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := readFile(t, files[0]), readFile(t, files[1])
+	if len(a) == 0 || string(a) != string(b) {
+		t.Errorf("samples differ: %d and %d bytes", len(a), len(b))
+	}
+}
+
+// TestLoad_Formats: the ls6 study written as YAML, JSON and TOML loads to
+// the same study.
+func TestLoad_Formats(t *testing.T) {
+	want, text, err := pipelines.Builtin("ls6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	toml := `name = "ls6"
+[trace]
+zone = "America/Chicago"
+cluster = "ls6"
+[cluster]
+profile = "ls6"
+infer_dependencies = true
+infer_capacity = true
+[chains]
+nodes = [1, 8]
+[periods]
+warmup = "48h"
+workload = "120h"
+mode = "warm"
+[periods.train]
+start = "2022-11-01T00:00:00"
+windows = 684
+stride = "4h"
+[periods.validation]
+start = "2023-03-01T00:00:00"
+windows = 156
+stride = "4h"
+[grid]
+probes = "grid"
+decision = "10m"
+dense = "24h"
+sparse = "1h"
+[budget]
+overlap = "1h"
+`
+	out, err := want.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		path string
+		data []byte
+	}{{"s.yaml", text}, {"s.yml", out}, {"s.json", js}, {"s.toml", []byte(toml)}} {
+		got, err := pipelines.Load(tt.path, tt.data)
+		if err != nil {
+			t.Errorf("%s: %v", tt.path, err)
+			continue
+		}
+		if d := gocmp.Diff(want, got); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.path, d)
+		}
+	}
+}
+
+// TestLoad_Errors: bad studies fail with an error that names the file,
+// the field and, for YAML, the line.
+func TestLoad_Errors(t *testing.T) {
+	_, text, err := pipelines.Builtin("ls6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls6 := string(text)
+	for _, tt := range []struct {
+		name, path, data string
+		want             []string
+	}{
+		{"UnknownField", "a.yaml", ls6 + "colour: blue\n", []string{"a.yaml", "line 35", "colour"}},
+		{"Typo", "b.yaml", strings.Replace(ls6, "  zone:", "  zoen:", 1), []string{"b.yaml", "zoen"}},
+		{"BadZone", "c.yaml", strings.Replace(ls6, "America/Chicago", "Mars/Olympus", 1), []string{"c.yaml", "trace.zone", "Mars/Olympus"}},
+		{"BadMode", "d.yaml", strings.Replace(ls6, "mode: warm", "mode: tepid", 1), []string{"periods.mode", "tepid"}},
+		{"BadDuration", "e.yaml", strings.Replace(ls6, "stride: 4h", "stride: often", 1), []string{"e.yaml", "often"}},
+		{"BadStart", "f.yaml", strings.Replace(ls6, "2023-03-01T00:00:00", "March", 1), []string{"periods.validation.start", "March"}},
+		{"NoChains", "g.yaml", strings.Replace(ls6, "nodes: [1, 8]", "nodes: []", 1), []string{"chains.nodes"}},
+		{"GridFieldsWithCount", "h.yaml", strings.Replace(ls6, "probes: grid", "probes: \"7\"", 1), []string{"grid"}},
+		{"JSONUnknown", "i.json", `{"name": "x", "colour": "blue"}`, []string{"i.json", "colour"}},
+		{"Extension", "j.txt", ls6, []string{"j.txt", ".yaml"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := pipelines.Load(tt.path, []byte(tt.data))
+			if !errors.Is(err, pipelines.ErrStudy) {
+				t.Fatalf("error %v, want ErrStudy", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
