@@ -9,7 +9,9 @@
 // presets as study files), Resolve a file or a built-in name.
 // Study.Protocols gives the features protocols of both periods, exactly
 // the presets' for the built-in studies; Study.CheckTrace refuses a trace
-// ingested in another zone than the study's.
+// ingested in another zone than the study's. Propose proposes a study for
+// any trace (mirage study init): its zone, its peak busy nodes, periods
+// 70/30 in time with a window's gap; it refuses dates relative to 1970.
 //
 // Not yet here (issue 13): the stage DAG with its content-addressed cache,
 // the Slurm executor and `mirage pipeline run`.

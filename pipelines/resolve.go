@@ -55,24 +55,34 @@ func (s *Study) Protocol(period string) (features.Protocol, error) {
 // in another zone would shift every calendar time of the study. A trace
 // without that metadata passes.
 func (s *Study) CheckTrace(path string) error {
+	zone, err := TraceZone(path)
+	if err != nil || zone == "" {
+		return err
+	}
+	if zone != s.Trace.Zone {
+		return fmt.Errorf("%w: trace %s was ingested in zone %s but study %s says trace.zone %s: ingest it again with --tz %s, or set trace.zone",
+			ErrStudy, path, zone, s.Name, s.Trace.Zone, s.Trace.Zone)
+	}
+	return nil
+}
+
+// TraceZone returns the zone a Parquet trace was ingested in (its
+// mirage.ingest metadata), or "" when it does not say.
+func TraceZone(path string) (string, error) {
 	r, err := trace.Open(path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer r.Close()
 	v, ok := r.Metadata(ingest.MetaIngest)
 	if !ok {
-		return nil
+		return "", nil
 	}
 	var m struct {
 		TZ string `json:"tz"`
 	}
-	if err := json.Unmarshal([]byte(v), &m); err != nil || m.TZ == "" {
-		return nil
+	if json.Unmarshal([]byte(v), &m) != nil {
+		return "", nil
 	}
-	if m.TZ != s.Trace.Zone {
-		return fmt.Errorf("%w: trace %s was ingested in zone %s but study %s says trace.zone %s: ingest it again with --tz %s, or set trace.zone",
-			ErrStudy, path, m.TZ, s.Name, s.Trace.Zone, s.Trace.Zone)
-	}
-	return nil
+	return m.TZ, nil
 }

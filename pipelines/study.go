@@ -129,8 +129,18 @@ func (d *Duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalText writes the duration as Go does ("48h0m0s").
-func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+// MarshalText writes the duration as Go does, without zero minutes or
+// seconds ("48h", "10m", "1h30m").
+func (d Duration) MarshalText() ([]byte, error) {
+	s := time.Duration(d).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return []byte(s), nil
+}
 
 // Validate checks the study's fields, naming the first bad one.
 func (s *Study) Validate() error {

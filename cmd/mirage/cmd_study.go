@@ -4,11 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"github.com/mirage-hpc/mirage/pipelines"
+	"github.com/mirage-hpc/mirage/trace"
 )
 
 func newStudyCommand(g *globalOptions) *cobra.Command {
@@ -17,10 +21,90 @@ func newStudyCommand(g *globalOptions) *cobra.Command {
 		Short:   "Study files: one description of a cluster and an experiment for every stage",
 		GroupID: "sim",
 	}
-	cmd.AddCommand(newStudyShowCommand(g))
+	cmd.AddCommand(newStudyShowCommand(g), newStudyInitCommand(g))
 	return cmd
 }
 
+func newStudyInitCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "init --trace T.parquet -o STUDY.yaml [--name NAME]",
+		Short: "Propose a study for a trace, and say what it chose",
+		Long: `Write a study for a Parquet trace (from mirage ingest) to edit and use with
+--study: the zone from the trace's ingest metadata, the partition size from the
+most nodes its jobs held at once, a training period over the first 70 % of its
+submit span and a validation period one window after it (windows of 2 days of
+warm-up and 5 days of workload every 4 hours), 1- and 8-node chains, warm windows
+with inferred dependencies and capacity, the decision grid and a 1 h overlap
+budget. A trace whose dates are relative to 1970 (an SWF file without its start
+time) is refused: ingest it again with --start-time. An existing -o file is kept
+unless --force.
+
+` + exitCodesHelp,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runStudyInit(cmd, g)
+		},
+	}
+	f := cmd.Flags()
+	f.String("trace", "", "trace file (Parquet, from mirage ingest); required")
+	f.StringP("output", "o", "", "study file to write (.yaml); required")
+	f.String("name", "study", "the study's name")
+	f.Bool("force", false, "replace an existing -o file")
+	return cmd
+}
+
+func runStudyInit(cmd *cobra.Command, g *globalOptions) error {
+	f := cmd.Flags()
+	tracePath, _ := f.GetString("trace")
+	out, _ := f.GetString("output")
+	name, _ := f.GetString("name")
+	force, _ := f.GetBool("force")
+	if tracePath == "" || out == "" {
+		return usagef("study init: --trace and -o are required")
+	}
+	if ext := strings.ToLower(filepath.Ext(out)); ext != ".yaml" && ext != ".yml" {
+		return usagef("study init: -o %s: want a .yaml file", out)
+	}
+	if _, err := os.Stat(out); err == nil && !force {
+		return usagef("study init: %s exists: edit it, or pass --force to replace it", out)
+	}
+	zone, err := pipelines.TraceZone(tracePath)
+	if err != nil {
+		return err
+	}
+	jobs, err := trace.ReadAll(tracePath)
+	if err != nil {
+		return err
+	}
+	p, err := pipelines.Propose(jobs, pipelines.ProposeOptions{Name: name, Zone: zone})
+	if err != nil {
+		return usageError{err}
+	}
+	b, err := p.Study.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(out, b); err != nil {
+		return err
+	}
+	if g.cfg.JSON {
+		js, err := json.MarshalIndent(struct {
+			Output string           `json:"output"`
+			Study  *pipelines.Study `json:"study"`
+			Notes  []string         `json:"notes"`
+		}{out, p.Study, p.Notes}, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(g.stdout, string(js))
+		return err
+	}
+	fmt.Fprintf(g.stdout, "wrote %s (edit it, then use --study %s):\n", out, out)
+	for _, n := range p.Notes {
+		fmt.Fprintf(g.stdout, "  %s\n", n)
+	}
+	return nil
+}
 func newStudyShowCommand(g *globalOptions) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show NAME|FILE",

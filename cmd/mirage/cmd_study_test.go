@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mirage-hpc/mirage/train"
 )
@@ -101,5 +104,65 @@ grid: {probes: "3"}
 	}
 	if _, stderr, code := run(t, "features", "build", "--trace", tr, "--study", study("America/Chicago"), "--period", "later", "-o", out); code != exitUsage {
 		t.Errorf("--period later: exit %d, want %d: %s", code, exitUsage, stderr)
+	}
+}
+
+// TestStudy_InitEndToEnd: a synthetic trace of another zone
+// (Europe/Berlin) and partition (40 nodes) runs from study init through
+// features build --study with no other setting: the study takes the
+// trace's zone and peak nodes, the samples simulate that partition, and
+// hour_of_day is the Berlin hour of each probe. An existing study is
+// kept unless --force.
+func TestStudy_InitEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	sacct, tr, st := filepath.Join(dir, "b.sacct"), filepath.Join(dir, "b.parquet"), filepath.Join(dir, "b.yaml")
+	for _, args := range [][]string{
+		{"synth", "--nodes", "40", "--jobs", "8000", "--tz", "Europe/Berlin", "-o", sacct},
+		{"ingest", "--tz", "Europe/Berlin", "-o", tr, sacct},
+		{"study", "init", "--trace", tr, "-o", st, "--name", "berlin"},
+	} {
+		if _, stderr, code := run(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	if _, stderr, code := run(t, "study", "init", "--trace", tr, "-o", st); code != exitUsage || !strings.Contains(stderr, "--force") {
+		t.Errorf("init over an existing study: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code := run(t, "study", "init", "--trace", tr, "-o", st, "--name", "berlin", "--force"); code != 0 {
+		t.Errorf("init --force: exit %d: %s", code, stderr)
+	}
+	js, _, _ := run(t, "study", "show", st, "--json")
+	var s struct {
+		Trace   struct{ Zone string } `json:"trace"`
+		Cluster struct{ Nodes int }   `json:"cluster"`
+	}
+	if err := json.Unmarshal([]byte(js), &s); err != nil || s.Trace.Zone != "Europe/Berlin" || s.Cluster.Nodes < 2 || s.Cluster.Nodes > 40 {
+		t.Fatalf("proposed study: zone %q, %d nodes (%v): want Europe/Berlin and at most 40", s.Trace.Zone, s.Cluster.Nodes, err)
+	}
+	out := filepath.Join(dir, "s.parquet")
+	if _, stderr, code := run(t, "features", "build", "--trace", tr, "--study", st, "--windows", "2", "-o", out); code != 0 {
+		t.Fatalf("features build --study: exit %d: %s", code, stderr)
+	}
+	samples, meta, err := train.ReadSamples(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Nodes int `json:"nodes"`
+	}
+	if json.Unmarshal(meta.SimConfig, &cfg) != nil || cfg.Nodes != s.Cluster.Nodes {
+		t.Errorf("samples simulated %d nodes, the study says %d", cfg.Nodes, s.Cluster.Nodes)
+	}
+	hour := slices.Index(samples.Names, "hour_of_day")
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	if hour < 0 || samples.Len() == 0 {
+		t.Fatalf("no hour_of_day or no samples (%d)", samples.Len())
+	}
+	for i, at := range samples.ProbeTime {
+		tm := time.Unix(at, 0).In(berlin)
+		want := float64(tm.Hour()) + float64(tm.Minute())/60 + float64(tm.Second())/3600
+		if got := samples.Features[hour][i]; math.Abs(got-want) > 1e-9 {
+			t.Fatalf("row %d: hour_of_day %v, want Berlin's %v", i, got, want)
+		}
 	}
 }

@@ -1,0 +1,152 @@
+package pipelines
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/mirage-hpc/mirage/trace"
+)
+
+// ProposeOptions are the fixed parts of a proposed study.
+type ProposeOptions struct {
+	// Name is the study's name (default "study").
+	Name string
+	// Zone is the trace's zone (its ingest metadata); "" means UTC.
+	Zone string
+	// TrainShare is the share of the trace's submit span given to
+	// training, the rest after a gap of one window to validation
+	// (default 0.7).
+	TrainShare float64
+}
+
+// Proposal is a proposed study and what was chosen, in words.
+type Proposal struct {
+	Study *Study
+	Notes []string
+}
+
+// Window shape of proposed studies (the LS6 study's): 2 days of warm-up,
+// 5 days of workload, a window every 4 hours.
+const (
+	proposeWarmup   = 48 * time.Hour
+	proposeWorkload = 120 * time.Hour
+	proposeStride   = 4 * time.Hour
+)
+
+// Propose proposes a study for a trace: the zone given, the partition
+// size from the most nodes the trace's jobs held at once, a training
+// period over the first TrainShare of its submit span and a validation
+// period after a gap of one window, 1- and 8-node chains (8 only when
+// the partition has at least 16 nodes), warm windows with inferred
+// dependencies and capacity, the decision grid and a 1 h overlap budget.
+// It refuses a trace whose dates are relative to 1970 (an SWF file
+// without its start time) and one too short for a window in each period.
+func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
+	if o.Name == "" {
+		o.Name = "study"
+	}
+	if o.Zone == "" {
+		o.Zone = "UTC"
+	}
+	if o.TrainShare == 0 {
+		o.TrainShare = 0.7
+	}
+	if !(o.TrainShare > 0 && o.TrainShare < 1) {
+		return nil, fmt.Errorf("%w: train share %v: want 0 < share < 1", ErrStudy, o.TrainShare)
+	}
+	loc, err := time.LoadLocation(o.Zone)
+	if err != nil {
+		return nil, fmt.Errorf("%w: zone %q: %w", ErrStudy, o.Zone, err)
+	}
+	var first, last time.Time
+	type change struct {
+		at    time.Time
+		nodes int
+	}
+	var changes []change
+	for i := range jobs {
+		j := &jobs[i]
+		if j.Submit.IsZero() {
+			continue
+		}
+		if first.IsZero() || j.Submit.Before(first) {
+			first = j.Submit
+		}
+		if j.Submit.After(last) {
+			last = j.Submit
+		}
+		if !j.Start.IsZero() && !j.End.IsZero() && j.End.After(j.Start) {
+			changes = append(changes, change{j.Start, int(j.NNodes)}, change{j.End, -int(j.NNodes)})
+		}
+	}
+	if first.IsZero() {
+		return nil, fmt.Errorf("%w: the trace has no job with a submit time", ErrStudy)
+	}
+	if first.Year() < 1980 {
+		return nil, fmt.Errorf("%w: the trace's first submission is %s: its dates are relative to 1970 (an SWF file without UnixStartTime); ingest it again with --start-time to anchor them", ErrStudy, first.UTC().Format(time.RFC3339))
+	}
+	// Ends before starts at the same instant: a node freed and taken again
+	// is not counted twice.
+	slices.SortFunc(changes, func(a, b change) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.nodes, b.nodes)
+	})
+	peak, busy := 0, 0
+	for _, c := range changes {
+		busy += c.nodes
+		peak = max(peak, busy)
+	}
+	if peak == 0 {
+		return nil, fmt.Errorf("%w: no job of the trace has both a start and an end: the partition size cannot be inferred", ErrStudy)
+	}
+	window := proposeWarmup + proposeWorkload
+	span := last.Sub(first)
+	trainEnd := first.Add(time.Duration(float64(span) * o.TrainShare))
+	// No training window overlaps a validation one; on the hour.
+	valStart := trainEnd.Add(window).Truncate(time.Hour).Add(time.Hour)
+	count := func(from, to time.Time) int {
+		if d := to.Sub(from) - window; d >= 0 {
+			return int(d/proposeStride) + 1
+		}
+		return 0
+	}
+	start := first.Add(24 * time.Hour).In(loc).Truncate(time.Hour) // a day in: the queue has filled
+	trainWindows, valWindows := count(start, trainEnd), count(valStart, last)
+	if trainWindows < 1 || valWindows < 1 {
+		return nil, fmt.Errorf("%w: the trace spans %s: too short for a %s window in both periods (%d training, %d validation windows)",
+			ErrStudy, span.Round(time.Hour), window, trainWindows, valWindows)
+	}
+	chains := []int{1}
+	if peak >= 16 {
+		chains = append(chains, 8)
+	}
+	const layout = "2006-01-02T15:04:05"
+	s := &Study{
+		Name:    o.Name,
+		Trace:   TraceSpec{Zone: o.Zone},
+		Cluster: ClusterSpec{Profile: "default", Nodes: peak, InferDependencies: true, InferCapacity: true},
+		Chains:  ChainSpec{Nodes: chains},
+		Periods: PeriodsSpec{
+			Train:      Period{Start: start.In(loc).Format(layout), Windows: trainWindows, Stride: Duration(proposeStride)},
+			Validation: Period{Start: valStart.In(loc).Format(layout), Windows: valWindows, Stride: Duration(proposeStride)},
+			Warmup:     Duration(proposeWarmup), Workload: Duration(proposeWorkload), Mode: "warm",
+		},
+		Grid:   GridSpec{Probes: "grid"},
+		Budget: BudgetSpec{Overlap: Duration(time.Hour)},
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	notes := []string{
+		fmt.Sprintf("zone %s (from the trace's ingest metadata, or UTC)", o.Zone),
+		fmt.Sprintf("partition of %d nodes: the most nodes the trace's jobs held at once", peak),
+		fmt.Sprintf("training: %d windows every %s from %s; validation: %d windows from %s, one window (%s) after training ends",
+			trainWindows, proposeStride, s.Periods.Train.Start, valWindows, s.Periods.Validation.Start, window),
+		fmt.Sprintf("chains of %v nodes; warm windows, simulator profile default with inferred dependencies and capacity; decision grid; overlap budget 1h", chains),
+	}
+	return &Proposal{Study: s, Notes: notes}, nil
+}
