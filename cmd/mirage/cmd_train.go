@@ -65,6 +65,7 @@ as the policy dqn:DIR in mirage evaluate.
 	f.Bool("unweighted", false, "ignore the samples' row weights (by default every window weighs the same)")
 	f.String("trace", "", "dqn: trace file (Parquet); the episodes are windows of --protocol's training period")
 	f.String("protocol", "", "dqn: features protocol (e.g. ls6, mirage-ls6)")
+	f.String("study", "", "dqn: study (built-in name or file) whose training period gives the episodes; replaces --protocol")
 	f.Int("episodes", 0, "dqn: training episodes (0 = default)")
 	f.String("start", "", "dqn: first training window start, YYYY-MM-DDTHH:MM:SS in the protocol's zone (empty = the protocol's)")
 	f.Int("windows", 0, "dqn: training windows per chain size (0 = the protocol's)")
@@ -329,8 +330,8 @@ func printOperatingPoint(g *globalOptions, m *train.Manifest, dir string) error 
 
 // runTrainDQN trains the Deep Q-Network provisioner in the simulator.
 func runTrainDQN(cmd *cobra.Command, g *globalOptions, c TrainConfig) error {
-	if c.Trace == "" || c.Protocol == "" || c.Output == "" {
-		return usagef("train --model dqn: --trace, --protocol and -o are required")
+	if c.Trace == "" || (c.Protocol == "" && c.Study == "") || c.Output == "" {
+		return usagef("train --model dqn: --trace, --protocol (or --study) and -o are required")
 	}
 	cfg := dqn.DefaultConfig()
 	if c.DQNConfig != "" {
@@ -351,13 +352,16 @@ func runTrainDQN(cmd *cobra.Command, g *globalOptions, c TrainConfig) error {
 		cfg.Episodes = c.Episodes
 	}
 	began := time.Now()
-	spec, err := featuresProtocol(FeaturesConfig{Protocol: c.Protocol, Start: c.Start, Windows: c.Windows, Interval: c.Interval,
-		ChainNodes: c.ChainNodes, Mode: c.Mode, Nodes: c.Nodes})
+	spec, err := featuresProtocol(FeaturesConfig{Protocol: c.Protocol, Study: c.Study, Period: "train", Start: c.Start, Windows: c.Windows,
+		Interval: c.Interval, ChainNodes: c.ChainNodes, Mode: c.Mode, Nodes: c.Nodes})
 	if err != nil {
 		return err
 	}
+	if err := checkStudyTrace(c.Study, c.Trace); err != nil {
+		return err
+	}
 	budgetH := max(c.OverlapBudget.Hours(), 1e-9) // FitOptions: 0 means the default
-	res, err := dqn.Fit(cmd.Context(), dqn.FitOptions{Trace: c.Trace, Protocol: c.Protocol, Spec: &spec, Dir: c.Output, Version: version,
+	res, err := dqn.Fit(cmd.Context(), dqn.FitOptions{Trace: c.Trace, Protocol: spec.Name, Spec: &spec, Dir: c.Output, Version: version,
 		OverlapBudgetH: budgetH}, cfg,
 		func(p dqn.CurvePoint) {
 			if p.Episode%50 == 0 {

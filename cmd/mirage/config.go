@@ -85,6 +85,8 @@ type TrainConfig struct {
 	// episodes, and the episode budget (0 = the DQN default).
 	Trace    string `mapstructure:"trace"`
 	Protocol string `mapstructure:"protocol"`
+	// Study replaces Protocol; DQN episodes are its training period.
+	Study    string `mapstructure:"study"`
 	Episodes int    `mapstructure:"episodes"`
 	// DQNConfig is a JSON file of DQN hyper-parameters (the fields of
 	// manifest.json's hyper_parameters) overriding dqn.DefaultConfig.
