@@ -4,6 +4,9 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/sim"
 )
 
 // Load classes by the reactive policy's interruption.
@@ -95,6 +98,11 @@ type Metrics struct {
 	ChainNodes []int                    `json:"chain_nodes"`
 	Policies   map[string]PolicyMetrics `json:"policies"`
 	Frontier   FrontierTable            `json:"frontier"`
+	// Protocol and SimConfig say what was evaluated (the windows, the
+	// zone, the partition and the scheduler), when the caller records
+	// them (mirage evaluate does).
+	Protocol  *features.Protocol `json:"protocol,omitempty"`
+	SimConfig *sim.Config        `json:"sim_config,omitempty"`
 }
 
 // OracleName is the oracle policy's name.

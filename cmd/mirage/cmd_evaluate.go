@@ -179,6 +179,7 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	m := evaluate.Compute(res.Rows, lambda)
+	m.Protocol, m.SimConfig = &p, &fo.Config
 	if err := evaluate.WriteDir(c.Output, m, res.Rows); err != nil {
 		return err
 	}

@@ -43,7 +43,16 @@ func TestEvaluate_JSONAndFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	re, _ := json.MarshalIndent(evaluate.Compute(rows, s.Metrics.Lambda), "", "  ")
+	var written evaluate.Metrics
+	if err := json.Unmarshal(mj, &written); err != nil {
+		t.Fatal(err)
+	}
+	if written.Protocol == nil || written.Protocol.Name != "mirage-ls6-val" || written.SimConfig == nil || written.SimConfig.Nodes != 88 {
+		t.Errorf("metrics.json does not say what was evaluated: protocol %+v, sim config %+v", written.Protocol, written.SimConfig)
+	}
+	recomputed := evaluate.Compute(rows, s.Metrics.Lambda)
+	recomputed.Protocol, recomputed.SimConfig = written.Protocol, written.SimConfig
+	re, _ := json.MarshalIndent(recomputed, "", "  ")
 	if !bytes.Equal(append(re, '\n'), mj) {
 		t.Fatalf("metrics.json differs from metrics recomputed from windows.csv")
 	}

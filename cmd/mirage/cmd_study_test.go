@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/train"
 )
 
@@ -165,4 +166,24 @@ func TestStudy_InitEndToEnd(t *testing.T) {
 			t.Fatalf("row %d: hour_of_day %v, want Berlin's %v", i, got, want)
 		}
 	}
+	ev := filepath.Join(dir, "eval")
+	if _, stderr, code := run(t, "evaluate", "--trace", tr, "--study", st, "--windows", "1", "--policy", "reactive,slurm-estimate", "-o", ev); code != 0 {
+		t.Fatalf("evaluate --study: exit %d: %s", code, stderr)
+	}
+	var m evaluate.Metrics
+	if err := json.Unmarshal(readFile(t, filepath.Join(ev, "metrics.json")), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.SimConfig == nil || m.SimConfig.Nodes != s.Cluster.Nodes || m.Protocol == nil || m.Protocol.TZ != "Europe/Berlin" || m.Protocol.Name != "berlin-val" {
+		t.Errorf("evaluated %+v on %+v; want the study's validation period in Europe/Berlin on %d nodes", m.Protocol, m.SimConfig, s.Cluster.Nodes)
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
