@@ -159,11 +159,13 @@ func checkStudyTrace(study, tracePath string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.CheckTrace(tracePath); err != nil {
-		if errors.Is(err, pipelines.ErrStudy) {
-			return usageError{err}
-		}
-		return err
+	return studyError(s.CheckTrace(tracePath))
+}
+
+// studyError makes an error about a study's contents a usage error.
+func studyError(err error) error {
+	if errors.Is(err, pipelines.ErrStudy) {
+		return usageError{err}
 	}
-	return nil
+	return err
 }

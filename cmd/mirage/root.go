@@ -64,7 +64,7 @@ progress and errors go to stderr.
 	pf.Bool("json", false, "print machine-readable JSON on stdout (and JSON errors on stderr)")
 	pf.String("log-level", "info", "log level: debug, info, warn, error")
 	cmd.AddGroup(&cobra.Group{ID: "data", Title: "Trace data:"}, &cobra.Group{ID: "sim", Title: "Simulation and samples:"}, &cobra.Group{ID: "models", Title: "Models:"})
-	cmd.AddCommand(newIngestCommand(g), newTraceCommand(g), newSynthCommand(g), newSimCommand(g), newFeaturesCommand(g), newTrainCommand(g), newPredictCommand(g), newEvaluateCommand(g), newReportCommand(g), newStudyCommand(g))
+	cmd.AddCommand(newIngestCommand(g), newTraceCommand(g), newSynthCommand(g), newSimCommand(g), newFeaturesCommand(g), newTrainCommand(g), newPredictCommand(g), newEvaluateCommand(g), newReportCommand(g), newStudyCommand(g), newPipelineCommand(g))
 	return cmd
 }
 

@@ -1,0 +1,372 @@
+package pipelines
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mirage-hpc/mirage/evaluate"
+	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/internal/atomicfile"
+	"github.com/mirage-hpc/mirage/reports"
+	"github.com/mirage-hpc/mirage/trace"
+	"github.com/mirage-hpc/mirage/train"
+)
+
+// RunOptions configure Run.
+type RunOptions struct {
+	// Trace is the Parquet trace (from mirage ingest); its zone must be
+	// the study's.
+	Trace string
+	// Out is the output directory: stages go to Out/stages/NAME-KEY/.
+	Out string
+	// Version is mirage's version: part of every stage's key.
+	Version string
+	// Workers bounds the windows simulated at once; 0 means 1.
+	Workers int
+	// Force names stages to run even when cached.
+	Force []string
+	// DryRun runs nothing: the results say which stages are cached
+	// (fresh) and which would run (stale).
+	DryRun bool
+	// Logger receives progress; nil discards it.
+	Logger *slog.Logger
+}
+
+// StageResult is what one stage did.
+type StageResult struct {
+	Name string `json:"stage"`
+	// Key is the sha256 of the stage's name, mirage's version, its part of
+	// the study and its inputs' keys: the same key means the same output.
+	Key string `json:"key"`
+	// Dir holds the stage's outputs and its meta.json.
+	Dir     string  `json:"dir"`
+	Cached  bool    `json:"cached"`
+	Seconds float64 `json:"seconds"`
+}
+
+// stageMeta is a finished stage's meta.json, written last: a stage
+// directory without it is unfinished and is redone.
+type stageMeta struct {
+	Stage   string            `json:"stage"`
+	Key     string            `json:"key"`
+	Inputs  []string          `json:"inputs"`
+	Outputs map[string]string `json:"outputs_sha256"`
+	Seconds float64           `json:"seconds"`
+}
+
+// stage is one node of the DAG: its part of the study (config), the keys
+// of the stages or files it reads (inputs) and its work, writing into
+// dir.
+type stage struct {
+	name   string
+	config any
+	inputs []string
+	run    func(ctx context.Context, dir string) error
+}
+
+// Run runs the study's stages in order, each only when its key has no
+// finished directory (or it is in Force): features of the training
+// period, each model of study.models trained on them (forest and xgboost
+// with a target, estimate, estimate-rt), the evaluation of study.policies
+// and the models on the validation period, and the report. It returns
+// every stage's result; a failed stage leaves no meta.json, so a rerun
+// redoes it.
+func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Trace == "" || o.Out == "" {
+		return nil, fmt.Errorf("%w: pipeline: a trace and an output directory are required", ErrStudy)
+	}
+	if err := s.CheckTrace(o.Trace); err != nil {
+		return nil, err
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Workers <= 0 {
+		o.Workers = 1
+	}
+	for _, m := range s.Models {
+		if err := checkModel(m); err != nil {
+			return nil, err
+		}
+	}
+	traceKey, err := fileSHA256(o.Trace)
+	if err != nil {
+		return nil, err
+	}
+	trainP, valP, err := s.Protocols()
+	if err != nil {
+		return nil, err
+	}
+	var results []StageResult
+	do := func(st stage) (StageResult, error) {
+		res, err := runStage(ctx, st, o)
+		if err != nil {
+			return res, fmt.Errorf("pipeline: stage %s: %w", st.name, err)
+		}
+		results = append(results, res)
+		return res, nil
+	}
+
+	feats, err := do(stage{name: "features-train", config: trainP, inputs: []string{traceKey},
+		run: func(ctx context.Context, dir string) error { return buildFeatures(ctx, o, trainP, traceKey, dir) }})
+	if err != nil {
+		return results, err
+	}
+	samplesPath := filepath.Join(feats.Dir, "samples.parquet")
+	var models []string // policies of the trained models
+	for _, m := range s.Models {
+		res, err := do(stage{name: "train-" + modelName(m), config: struct {
+			Model  ModelSpec
+			Budget BudgetSpec
+		}{m, s.Budget}, inputs: []string{feats.Key},
+			run: func(ctx context.Context, dir string) error { return trainModel(ctx, m, s.Budget, samplesPath, dir) }})
+		if err != nil {
+			return results, err
+		}
+		models = append(models, modelPolicy(m, filepath.Join(res.Dir, modelName(m))))
+	}
+	policies := slices.Clone(s.Policies)
+	if len(policies) == 0 {
+		policies = []string{"reactive", "avg", "slurm-estimate", "oracle", "oracle-cost"}
+	}
+	policies = append(policies, models...)
+	inputs := []string{traceKey}
+	for _, r := range results[1:] {
+		inputs = append(inputs, r.Key)
+	}
+	ev, err := do(stage{name: "evaluate", config: struct {
+		Protocol features.Protocol
+		Policies []string
+		Decision Duration
+	}{valP, s.Policies, s.Grid.Decision}, inputs: inputs,
+		run: func(ctx context.Context, dir string) error {
+			return runEvaluate(ctx, o, valP, policies, time.Duration(s.Grid.Decision), dir)
+		}})
+	if err != nil {
+		return results, err
+	}
+	_, err = do(stage{name: "report", config: nil, inputs: []string{ev.Key},
+		run: func(ctx context.Context, dir string) error { return renderReport(ctx, ev.Dir, dir, o.Logger) }})
+	return results, err
+}
+
+// runStage runs st unless a finished directory of its key exists.
+func runStage(ctx context.Context, st stage, o RunOptions) (StageResult, error) {
+	cfg, err := json.Marshal(struct {
+		Stage, Version string
+		Config         any
+		Inputs         []string
+	}{st.name, o.Version, st.config, st.inputs})
+	if err != nil {
+		return StageResult{}, err
+	}
+	sum := sha256.Sum256(cfg)
+	key := hex.EncodeToString(sum[:])
+	dir := filepath.Join(o.Out, "stages", st.name+"-"+key[:16])
+	res := StageResult{Name: st.name, Key: key, Dir: dir}
+	if m, err := readMeta(dir); err == nil && m.Key == key && !slices.Contains(o.Force, st.name) {
+		res.Cached = true
+		o.Logger.Info("stage cached", "stage", st.name, "dir", dir)
+		return res, nil
+	}
+	if o.DryRun {
+		return res, nil
+	}
+	if err := os.RemoveAll(dir); err != nil { // an unfinished or forced run
+		return res, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return res, err
+	}
+	o.Logger.Info("stage", "stage", st.name, "dir", dir)
+	began := time.Now()
+	if err := st.run(ctx, dir); err != nil {
+		return res, err
+	}
+	res.Seconds = time.Since(began).Seconds()
+	outs, err := hashOutputs(dir)
+	if err != nil {
+		return res, err
+	}
+	b, err := json.MarshalIndent(stageMeta{Stage: st.name, Key: key, Inputs: st.inputs, Outputs: outs, Seconds: res.Seconds}, "", "  ")
+	if err != nil {
+		return res, err
+	}
+	return res, atomicfile.WriteFile(filepath.Join(dir, "meta.json"), append(b, '\n'))
+}
+
+func readMeta(dir string) (stageMeta, error) {
+	var m stageMeta
+	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if err != nil {
+		return m, err
+	}
+	return m, json.Unmarshal(b, &m)
+}
+
+// hashOutputs returns the sha256 of every file under dir (paths relative
+// to it, slash-separated).
+func hashOutputs(dir string) (map[string]string, error) {
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		h, err := fileSHA256(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		out[filepath.ToSlash(rel)] = h
+		return nil
+	})
+	return out, err
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func buildFeatures(ctx context.Context, o RunOptions, p features.Protocol, traceKey, dir string) error {
+	tjobs, err := trace.ReadAll(o.Trace)
+	if err != nil {
+		return err
+	}
+	jobs, opts, err := p.Prepare(tjobs)
+	if err != nil {
+		return err
+	}
+	opts.Workers, opts.Logger = o.Workers, o.Logger
+	samples, _, err := features.Build(ctx, jobs, opts)
+	if err != nil {
+		return err
+	}
+	return features.WriteParquet(filepath.Join(dir, "samples.parquet"), &samples,
+		features.FileMeta{Protocol: p.Name, TraceDigest: traceKey, SimConfig: opts.Config, Options: p})
+}
+
+// checkModel checks a study's model spec.
+func checkModel(m ModelSpec) error {
+	switch m.Kind {
+	case "forest", "xgboost":
+		if _, err := train.ParseTarget(cmpOr(m.Target, "r")); err != nil {
+			return fmt.Errorf("%w: models: %s: %w", ErrStudy, m.Kind, err)
+		}
+	case "estimate", "estimate-rt":
+		if m.Target != "" {
+			return fmt.Errorf("%w: models: %s takes no target", ErrStudy, m.Kind)
+		}
+	default:
+		return fmt.Errorf("%w: models: kind %q: want forest, xgboost, estimate or estimate-rt (dqn is not a pipeline stage yet)", ErrStudy, m.Kind)
+	}
+	return nil
+}
+
+func cmpOr(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func modelName(m ModelSpec) string {
+	if m.Target == "" {
+		return m.Kind
+	}
+	return m.Kind + "-" + m.Target
+}
+
+// modelPolicy is the evaluate policy of a trained model directory.
+func modelPolicy(m ModelSpec, dir string) string {
+	if strings.HasPrefix(m.Kind, "estimate") {
+		return "slurm-estimate:" + dir
+	}
+	return m.Kind + ":" + dir
+}
+
+func trainModel(ctx context.Context, m ModelSpec, b BudgetSpec, samples, dir string) error {
+	s, meta, err := train.ReadSamples(ctx, samples)
+	if err != nil {
+		return err
+	}
+	budget := time.Duration(b.Overlap).Hours()
+	if budget == 0 {
+		budget = train.DefaultOverlapBudgetH
+	}
+	out := filepath.Join(dir, modelName(m))
+	if strings.HasPrefix(m.Kind, "estimate") {
+		_, err := train.RunEstimate(s, meta, out, train.Options{Target: train.Target(m.Kind), OverlapBudgetH: budget, K: 5})
+		return err
+	}
+	kind, err := train.ParseKind(m.Kind)
+	if err != nil {
+		return err
+	}
+	target, err := train.ParseTarget(cmpOr(m.Target, "r"))
+	if err != nil {
+		return err
+	}
+	_, err = train.Run(ctx, s, meta, out, train.Options{Params: train.DefaultParams(kind), Target: target, OverlapBudgetH: budget, K: 5})
+	return err
+}
+
+func runEvaluate(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, decision time.Duration, dir string) error {
+	policies, err := evaluate.ParsePolicies(strings.Join(policyList, ","), nil, 0)
+	if err != nil {
+		return fmt.Errorf("%w: policies: %w", ErrStudy, err)
+	}
+	tjobs, err := trace.ReadAll(o.Trace)
+	if err != nil {
+		return err
+	}
+	jobs, fo, err := p.Prepare(tjobs)
+	if err != nil {
+		return err
+	}
+	opts := evaluate.Options{Features: fo, DecisionSec: int64(decision / time.Second), Workers: o.Workers, Lambda: evaluate.DefaultLambda}
+	res, err := evaluate.Replay(ctx, jobs, policies, opts)
+	if err != nil {
+		return err
+	}
+	m := evaluate.Compute(res.Rows, opts.Lambda)
+	m.Protocol, m.SimConfig = &p, &fo.Config
+	return evaluate.WriteDir(dir, m, res.Rows)
+}
+
+func renderReport(ctx context.Context, evalDir, dir string, log *slog.Logger) error {
+	for _, f := range []string{"metrics.json", "windows.csv"} {
+		b, err := os.ReadFile(filepath.Join(evalDir, f))
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(filepath.Join(dir, f), b); err != nil {
+			return err
+		}
+	}
+	opts := reports.DefaultOptions()
+	opts.Logger = log
+	_, err := reports.Render(ctx, dir, opts)
+	return err
+}

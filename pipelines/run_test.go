@@ -1,0 +1,130 @@
+package pipelines_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mirage-hpc/mirage/ingest"
+	"github.com/mirage-hpc/mirage/ingest/synth"
+	"github.com/mirage-hpc/mirage/pipelines"
+)
+
+// smallTrace writes a synthetic 3,000-job, 24-node trace in
+// Europe/Berlin and returns its Parquet path.
+func smallTrace(t *testing.T, dir string) string {
+	t.Helper()
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := synth.DefaultOptions()
+	opts.Jobs, opts.Nodes, opts.Location = 3000, 24, berlin
+	in := filepath.Join(dir, "t.sacct")
+	f, err := os.Create(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := synth.WriteSacct(f, opts); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "t.parquet")
+	if _, err := ingest.Run(context.Background(), []string{in}, out, ingest.Options{Location: berlin, Cluster: "small"}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func smallStudy(valWindows int) *pipelines.Study {
+	return &pipelines.Study{
+		Name:    "small",
+		Trace:   pipelines.TraceSpec{Zone: "Europe/Berlin"},
+		Cluster: pipelines.ClusterSpec{Profile: "default", Nodes: 24},
+		Chains:  pipelines.ChainSpec{Nodes: []int{1}},
+		Periods: pipelines.PeriodsSpec{
+			Train:      pipelines.Period{Start: "2022-11-03T00:00:00", Windows: 24, Stride: pipelines.Duration(6 * time.Hour)},
+			Validation: pipelines.Period{Start: "2022-11-12T00:00:00", Windows: valWindows, Stride: pipelines.Duration(6 * time.Hour)},
+			Warmup:     pipelines.Duration(6 * time.Hour), Workload: pipelines.Duration(24 * time.Hour), Mode: "cold",
+		},
+		Grid:     pipelines.GridSpec{Probes: "4"},
+		Models:   []pipelines.ModelSpec{{Kind: "forest", Target: "interrupt"}, {Kind: "estimate"}},
+		Policies: []string{"reactive", "slurm-estimate", "oracle"},
+	}
+}
+
+// TestRun_Cache: a first run runs every stage and writes the report; a
+// second is all cache hits; changing only the validation period reruns
+// only evaluate and report; a stage whose meta.json is missing (killed
+// before it finished) is redone, and only it; --force reruns a stage.
+func TestRun_Cache(t *testing.T) {
+	dir := t.TempDir()
+	tr := smallTrace(t, dir)
+	out := filepath.Join(dir, "out")
+	ctx := context.Background()
+	ran := func(s *pipelines.Study, force ...string) map[string]bool {
+		t.Helper()
+		res, err := pipelines.Run(ctx, s, pipelines.RunOptions{Trace: tr, Out: out, Version: "test", Workers: 2, Force: force})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]bool{}
+		for _, r := range res {
+			m[r.Name] = !r.Cached
+		}
+		return m
+	}
+	want := func(name string, got map[string]bool, stages ...string) {
+		t.Helper()
+		if len(got) != 5 {
+			t.Fatalf("%s: stages %v, want 5", name, got)
+		}
+		for s, r := range got {
+			if r != contains(stages, s) {
+				t.Errorf("%s: stage %s ran %v", name, s, r)
+			}
+		}
+	}
+	all := []string{"features-train", "train-forest-interrupt", "train-estimate", "evaluate", "report"}
+	want("first run", ran(smallStudy(3)), all...)
+	reports, _ := filepath.Glob(filepath.Join(out, "stages", "report-*", "report.html"))
+	if len(reports) != 1 {
+		t.Fatalf("report.html: %v", reports)
+	}
+	want("second run", ran(smallStudy(3)))
+	want("validation changed", ran(smallStudy(2)), "evaluate", "report")
+	evals, _ := filepath.Glob(filepath.Join(out, "stages", "evaluate-*", "meta.json"))
+	if len(evals) != 2 {
+		t.Fatalf("evaluate stages %v", evals)
+	}
+	for _, m := range evals { // both evaluations "killed" before they finished
+		if err := os.Remove(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want("unfinished evaluate", ran(smallStudy(2)), "evaluate")
+	want("forced", ran(smallStudy(2), "train-estimate"), "train-estimate")
+
+	res, err := pipelines.Run(ctx, smallStudy(3), pipelines.RunOptions{Trace: tr, Out: out, Version: "test", DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if stale := !r.Cached; stale != (r.Name == "evaluate") {
+			t.Errorf("status: %s stale %v (only the evaluate of 3 windows, killed, is stale)", r.Name, stale)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
