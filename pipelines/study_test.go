@@ -98,6 +98,7 @@ func TestLoad_Formats(t *testing.T) {
 		t.Fatal(err)
 	}
 	toml := `name = "ls6"
+policies = ["reactive", "avg", "slurm-estimate", "oracle", "oracle-cost"]
 [trace]
 zone = "America/Chicago"
 cluster = "ls6"
@@ -126,6 +127,14 @@ dense = "24h"
 sparse = "1h"
 [budget]
 overlap = "1h"
+
+[[models]]
+kind = "xgboost"
+target = "interrupt"
+[[models]]
+kind = "estimate"
+[[models]]
+kind = "estimate-rt"
 `
 	out, err := want.Marshal()
 	if err != nil {
@@ -158,7 +167,7 @@ func TestLoad_Errors(t *testing.T) {
 		name, path, data string
 		want             []string
 	}{
-		{"UnknownField", "a.yaml", ls6 + "colour: blue\n", []string{"a.yaml", "line 35", "colour"}},
+		{"UnknownField", "a.yaml", ls6 + "colour: blue\n", []string{"a.yaml", "line 40", "colour"}},
 		{"Typo", "b.yaml", strings.Replace(ls6, "  zone:", "  zoen:", 1), []string{"b.yaml", "zoen"}},
 		{"BadZone", "c.yaml", strings.Replace(ls6, "America/Chicago", "Mars/Olympus", 1), []string{"c.yaml", "trace.zone", "Mars/Olympus"}},
 		{"BadMode", "d.yaml", strings.Replace(ls6, "mode: warm", "mode: tepid", 1), []string{"periods.mode", "tepid"}},
