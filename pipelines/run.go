@@ -102,6 +102,11 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 			return nil, err
 		}
 	}
+	if len(s.Policies) > 0 { // checked before any work
+		if _, err := evaluate.ParsePolicies(strings.Join(s.Policies, ","), nil, 0); err != nil {
+			return nil, fmt.Errorf("%w: policies: %w", ErrStudy, err)
+		}
+	}
 	traceKey, err := fileSHA256(o.Trace)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package pipelines_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -116,6 +117,27 @@ func TestRun_Cache(t *testing.T) {
 	for _, r := range res {
 		if stale := !r.Cached; stale != (r.Name == "evaluate") {
 			t.Errorf("status: %s stale %v (only the evaluate of 3 windows, killed, is stale)", r.Name, stale)
+		}
+	}
+}
+
+// TestRun_BadStudy: a bad model or policy is refused before any stage.
+func TestRun_BadStudy(t *testing.T) {
+	dir := t.TempDir()
+	tr := smallTrace(t, dir)
+	for name, mutate := range map[string]func(*pipelines.Study){
+		"Model":  func(s *pipelines.Study) { s.Models = append(s.Models, pipelines.ModelSpec{Kind: "oracle"}) },
+		"Target": func(s *pipelines.Study) { s.Models = []pipelines.ModelSpec{{Kind: "xgboost", Target: "luck"}} },
+		"Policy": func(s *pipelines.Study) { s.Policies = append(s.Policies, "psychic") },
+	} {
+		s := smallStudy(2)
+		mutate(s)
+		out := filepath.Join(dir, name)
+		if _, err := pipelines.Run(context.Background(), s, pipelines.RunOptions{Trace: tr, Out: out}); !errors.Is(err, pipelines.ErrStudy) {
+			t.Errorf("%s: error %v, want ErrStudy", name, err)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%s: %s was created", name, out)
 		}
 	}
 }
