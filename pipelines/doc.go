@@ -13,15 +13,16 @@
 // any trace (mirage study init): its zone, its peak busy nodes, periods
 // 70/30 in time with a window's gap; it refuses dates relative to 1970.
 //
-// Run (mirage pipeline run) runs a study's stages in order: features of
-// the training period, each model, the evaluation on the validation
+// Run (mirage pipeline run) runs a study's stages in order: ingest of
+// trace.inputs (unless given a Parquet trace), features of the training
+// period, each model, the evaluation on the validation
 // period, the report. Each stage's key is the sha256 of its name, the
 // version, its part of the study and its inputs' keys; its directory
 // OUT/stages/NAME-KEY holds its outputs and a meta.json written last, so
 // only stages whose inputs changed, or that never finished, run.
 //
-// Not yet here (issue 13): ingest and DQN stages, parallel independent
-// stages, the Slurm executor.
+// Not yet here (issue 13): a DQN stage, parallel independent stages, the
+// Slurm executor.
 //
 // Fields, with units: docs/study.md. Glossary: README.md.
 package pipelines

@@ -59,6 +59,7 @@ func Load(path string, data []byte) (*Study, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	s.dir = filepath.Dir(path)
 	return s, nil
 }
 

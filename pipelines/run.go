@@ -16,6 +16,7 @@ import (
 
 	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/ingest"
 	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"github.com/mirage-hpc/mirage/reports"
 	"github.com/mirage-hpc/mirage/trace"
@@ -25,7 +26,7 @@ import (
 // RunOptions configure Run.
 type RunOptions struct {
 	// Trace is the Parquet trace (from mirage ingest); its zone must be
-	// the study's.
+	// the study's. "" runs an ingest stage of the study's trace.inputs.
 	Trace string
 	// Out is the output directory: stages go to Out/stages/NAME-KEY/.
 	Out string
@@ -85,11 +86,23 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	if o.Trace == "" || o.Out == "" {
-		return nil, fmt.Errorf("%w: pipeline: a trace and an output directory are required", ErrStudy)
+	if (o.Trace == "" && len(s.Trace.Inputs) == 0) || o.Out == "" {
+		return nil, fmt.Errorf("%w: pipeline: a trace (or the study's trace.inputs) and an output directory are required", ErrStudy)
 	}
-	if err := s.CheckTrace(o.Trace); err != nil {
-		return nil, err
+	if o.Trace != "" {
+		if err := s.CheckTrace(o.Trace); err != nil {
+			return nil, err
+		}
+	}
+	var inputKeys []string
+	if o.Trace == "" {
+		for _, in := range s.InputPaths() { // checked before any work
+			h, err := fileSHA256(in)
+			if err != nil {
+				return nil, fmt.Errorf("%w: trace.inputs: %w", ErrStudy, err)
+			}
+			inputKeys = append(inputKeys, h)
+		}
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -107,10 +120,6 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 			return nil, fmt.Errorf("%w: policies: %w", ErrStudy, err)
 		}
 	}
-	traceKey, err := fileSHA256(o.Trace)
-	if err != nil {
-		return nil, err
-	}
 	trainP, valP, err := s.Protocols()
 	if err != nil {
 		return nil, err
@@ -123,6 +132,20 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 		}
 		results = append(results, res)
 		return res, nil
+	}
+	if o.Trace == "" {
+		res, err := do(stage{name: "ingest", config: s.Trace, inputs: inputKeys,
+			run: func(ctx context.Context, dir string) error { return ingestTrace(ctx, s, dir) }})
+		if err != nil {
+			return results, err
+		}
+		o.Trace = filepath.Join(res.Dir, "trace.parquet")
+	}
+	traceKey := "" // the trace's content: the same trace gives the same keys however it was made
+	if !o.DryRun || fileExists(o.Trace) {
+		if traceKey, err = fileSHA256(o.Trace); err != nil {
+			return results, err
+		}
 	}
 
 	feats, err := do(stage{name: "features-train", config: trainP, inputs: []string{traceKey},
@@ -149,8 +172,10 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 	}
 	policies = append(policies, models...)
 	inputs := []string{traceKey}
-	for _, r := range results[1:] {
-		inputs = append(inputs, r.Key)
+	for _, r := range results {
+		if r.Name != "ingest" && r.Name != "features-train" {
+			inputs = append(inputs, r.Key)
+		}
 	}
 	ev, err := do(stage{name: "evaluate", config: struct {
 		Protocol features.Protocol
@@ -239,6 +264,32 @@ func hashOutputs(dir string) (map[string]string, error) {
 		return nil
 	})
 	return out, err
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// ingestTrace ingests the study's trace.inputs into dir/trace.parquet.
+func ingestTrace(ctx context.Context, s *Study, dir string) error {
+	loc, err := time.LoadLocation(s.Trace.Zone)
+	if err != nil {
+		return err
+	}
+	o := ingest.Options{Location: loc, Cluster: s.Trace.Cluster, CoresPerNode: s.Trace.CoresPerNode}
+	if s.Trace.Format != "" {
+		if o.Format, err = ingest.ParseFormat(s.Trace.Format); err != nil {
+			return fmt.Errorf("%w: trace.format: %w", ErrStudy, err)
+		}
+	}
+	if s.Trace.StartTime != "" {
+		if o.StartTime, err = time.Parse(time.RFC3339, s.Trace.StartTime); err != nil {
+			return err
+		}
+	}
+	_, err = ingest.Run(ctx, s.InputPaths(), filepath.Join(dir, "trace.parquet"), o)
+	return err
 }
 
 func fileSHA256(path string) (string, error) {

@@ -142,6 +142,58 @@ func TestRun_BadStudy(t *testing.T) {
 	}
 }
 
+// TestRun_Ingest: a study whose trace.inputs name a sacct file (relative
+// to the study file) gets an ingest stage, cached like the others, and
+// its features key is the one a run on the same Parquet trace gets.
+func TestRun_Ingest(t *testing.T) {
+	dir := t.TempDir()
+	smallTrace(t, dir) // writes dir/t.sacct
+	s := smallStudy(2)
+	s.Trace.Inputs, s.Trace.Cluster = []string{"t.sacct"}, "small"
+	s.Models = nil
+	b, err := s.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "study.yaml")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := pipelines.Load(path, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	ctx := context.Background()
+	first, err := pipelines.Run(ctx, loaded, pipelines.RunOptions{Out: out, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != 4 || first[0].Name != "ingest" || first[0].Cached {
+		t.Fatalf("stages %+v", first)
+	}
+	again, err := pipelines.Run(ctx, loaded, pipelines.RunOptions{Out: out, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range again {
+		if !r.Cached {
+			t.Errorf("second run: %s ran", r.Name)
+		}
+	}
+	viaTrace, err := pipelines.Run(ctx, loaded, pipelines.RunOptions{Trace: filepath.Join(first[0].Dir, "trace.parquet"), Out: out, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if viaTrace[0].Name != "features-train" || viaTrace[0].Key != first[1].Key || !viaTrace[0].Cached {
+		t.Errorf("features via --trace %+v, via ingest %+v", viaTrace[0], first[1])
+	}
+	s.Trace.Inputs = []string{"absent.sacct"}
+	if _, err := pipelines.Run(ctx, s, pipelines.RunOptions{Out: filepath.Join(dir, "out2")}); !errors.Is(err, pipelines.ErrStudy) {
+		t.Errorf("absent input: %v, want ErrStudy", err)
+	}
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/ingest"
 )
 
 // ErrStudy is wrapped by every error about a study's contents.
@@ -20,6 +22,9 @@ var ErrStudy = errors.New("invalid study")
 // its settings from here. Field by field with units:
 // pipelines/docs/study.md.
 type Study struct {
+	// dir is the directory of the study file: relative trace inputs are
+	// read from there ("" for a built-in study: the working directory).
+	dir string
 	// Name names the study; the training protocol is called Name and the
 	// validation protocol Name + "-val" (samples record it).
 	Name     string      `yaml:"name" mapstructure:"name" json:"name"`
@@ -42,6 +47,13 @@ type TraceSpec struct {
 	Zone string `yaml:"zone" mapstructure:"zone" json:"zone"`
 	// Cluster is the cluster name written into the trace.
 	Cluster string `yaml:"cluster,omitempty" mapstructure:"cluster" json:"cluster,omitempty"`
+	// Format forces the input format (see mirage ingest --format); ""
+	// detects it.
+	Format string `yaml:"format,omitempty" mapstructure:"format" json:"format,omitempty"`
+	// CoresPerNode maps SWF processors to nodes when the SWF header does
+	// not; StartTime (RFC 3339) anchors an SWF without UnixStartTime.
+	CoresPerNode int    `yaml:"cores_per_node,omitempty" mapstructure:"cores_per_node" json:"cores_per_node,omitempty"`
+	StartTime    string `yaml:"start_time,omitempty" mapstructure:"start_time" json:"start_time,omitempty"`
 }
 
 // ClusterSpec is the simulated partition.
@@ -162,6 +174,18 @@ func (s *Study) Validate() error {
 		return bad("periods", "warmup %v, workload %v: want warmup >= 0 and workload > 0", time.Duration(s.Periods.Warmup), time.Duration(s.Periods.Workload))
 	case s.Budget.Overlap < 0:
 		return bad("budget.overlap", "%v: want >= 0", time.Duration(s.Budget.Overlap))
+	case s.Trace.CoresPerNode < 0:
+		return bad("trace.cores_per_node", "%d: want >= 0 (0 = from the SWF header)", s.Trace.CoresPerNode)
+	}
+	if s.Trace.Format != "" {
+		if _, err := ingest.ParseFormat(s.Trace.Format); err != nil {
+			return bad("trace.format", "%v", err)
+		}
+	}
+	if s.Trace.StartTime != "" {
+		if _, err := time.Parse(time.RFC3339, s.Trace.StartTime); err != nil {
+			return bad("trace.start_time", "%q: want RFC 3339, e.g. 2024-01-01T00:00:00Z", s.Trace.StartTime)
+		}
 	}
 	if _, err := time.LoadLocation(s.Trace.Zone); err != nil {
 		return bad("trace.zone", "%q: %v", s.Trace.Zone, err)
@@ -191,6 +215,19 @@ func (s *Study) Validate() error {
 		}
 	}
 	return nil
+}
+
+// InputPaths returns trace.inputs, relative ones from the study file's
+// directory.
+func (s *Study) InputPaths() []string {
+	var out []string
+	for _, p := range s.Trace.Inputs {
+		if !filepath.IsAbs(p) && s.dir != "" {
+			p = filepath.Join(s.dir, p)
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // Protocols returns the features protocols of the training and the

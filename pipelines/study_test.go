@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/internal/ls6test"
@@ -149,7 +150,7 @@ kind = "estimate-rt"
 			t.Errorf("%s: %v", tt.path, err)
 			continue
 		}
-		if d := gocmp.Diff(want, got); d != "" {
+		if d := gocmp.Diff(want, got, cmpopts.IgnoreUnexported(pipelines.Study{})); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.path, d)
 		}
 	}

@@ -21,9 +21,9 @@ func newPipelineCommand(g *globalOptions) *cobra.Command {
 }
 
 func newPipelineRunCommand(g *globalOptions, status bool) *cobra.Command {
-	use, short := "run STUDY --trace T.parquet -o OUT", "Run a study's stages (features, models, evaluate, report), each only when its inputs changed"
+	use, short := "run STUDY [--trace T.parquet] -o OUT", "Run a study's stages (features, models, evaluate, report), each only when its inputs changed"
 	if status {
-		use, short = "status STUDY --trace T.parquet -o OUT", "Say which of a study's stages are fresh and which would run"
+		use, short = "status STUDY [--trace T.parquet] -o OUT", "Say which of a study's stages are fresh and which would run"
 	}
 	cmd := &cobra.Command{
 		Use:   use,
@@ -31,7 +31,8 @@ func newPipelineRunCommand(g *globalOptions, status bool) *cobra.Command {
 		Long: short + `.
 
 STUDY is a built-in study or a study file (mirage study show, study init). The stages:
-features-train (the training period's samples), train-KIND[-TARGET] for each of the
+ingest (of the study's trace.inputs, relative to the study file, when --trace is not
+given), features-train (the training period's samples), train-KIND[-TARGET] for each of the
 study's models (forest, xgboost, estimate, estimate-rt), evaluate (the study's
 policies and the models on the validation period) and report. Each stage's key is the
 sha256 of its name, mirage's version, its part of the study and its inputs' keys; its
@@ -47,8 +48,8 @@ run twice.
 			out, _ := f.GetString("output")
 			workers, _ := f.GetInt("workers")
 			force, _ := f.GetStringSlice("force")
-			if tracePath == "" || out == "" {
-				return usagef("pipeline: --trace and -o are required")
+			if out == "" {
+				return usagef("pipeline: -o is required")
 			}
 			s, err := resolveStudy(args[0])
 			if err != nil {
@@ -84,7 +85,7 @@ run twice.
 		},
 	}
 	f := cmd.Flags()
-	f.String("trace", "", "trace file (Parquet, from mirage ingest, in the study's zone); required")
+	f.String("trace", "", "trace file (Parquet, from mirage ingest, in the study's zone); empty: an ingest stage reads the study's trace.inputs")
 	f.StringP("output", "o", "", "output directory; required")
 	f.Int("workers", 0, "windows simulated at once (0 = GOMAXPROCS); the outputs do not depend on it")
 	if !status {
