@@ -124,6 +124,11 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(s.Models) > 0 {
+		if err := checkFolds(trainP); err != nil {
+			return nil, err
+		}
+	}
 	var results []StageResult
 	do := func(st stage) (StageResult, error) {
 		res, err := runStage(ctx, st, o)
@@ -323,6 +328,33 @@ func buildFeatures(ctx context.Context, o RunOptions, p features.Protocol, trace
 		features.FileMeta{Protocol: p.Name, TraceDigest: traceKey, SimConfig: opts.Config, Options: p})
 }
 
+// cvFolds is the number of time-blocked CV folds the model stages use.
+const cvFolds = 5
+
+// checkFolds checks, before any work, that the training period's windows
+// make cvFolds time-blocked folds with a gap of one window span (what
+// the model stages' cross-validation needs).
+func checkFolds(p features.Protocol) error {
+	loc, err := time.LoadLocation(p.TZ)
+	if err != nil {
+		return err
+	}
+	start, err := time.ParseInLocation("2006-01-02T15:04:05", p.Start, loc)
+	if err != nil {
+		return err
+	}
+	ids := make([]int32, p.Windows)
+	starts := make([]int64, p.Windows)
+	for i := range ids {
+		ids[i], starts[i] = int32(i), start.Add(time.Duration(i)*p.Interval).Unix()
+	}
+	if _, err := train.BlockedFolds(ids, starts, cvFolds, int64((p.Warmup+p.Workload)/time.Second)); err != nil {
+		return fmt.Errorf("%w: periods.train: %d windows every %s cannot make %d cross-validation folds %s apart: %w (use more windows or a longer stride)",
+			ErrStudy, p.Windows, p.Interval, cvFolds, p.Warmup+p.Workload, err)
+	}
+	return nil
+}
+
 // checkModel checks a study's model spec.
 func checkModel(m ModelSpec) error {
 	switch m.Kind {
@@ -373,7 +405,7 @@ func trainModel(ctx context.Context, m ModelSpec, b BudgetSpec, samples, dir str
 	}
 	out := filepath.Join(dir, modelName(m))
 	if strings.HasPrefix(m.Kind, "estimate") {
-		_, err := train.RunEstimate(s, meta, out, train.Options{Target: train.Target(m.Kind), OverlapBudgetH: budget, K: 5})
+		_, err := train.RunEstimate(s, meta, out, train.Options{Target: train.Target(m.Kind), OverlapBudgetH: budget, K: cvFolds})
 		return err
 	}
 	kind, err := train.ParseKind(m.Kind)
@@ -384,7 +416,7 @@ func trainModel(ctx context.Context, m ModelSpec, b BudgetSpec, samples, dir str
 	if err != nil {
 		return err
 	}
-	_, err = train.Run(ctx, s, meta, out, train.Options{Params: train.DefaultParams(kind), Target: target, OverlapBudgetH: budget, K: 5})
+	_, err = train.Run(ctx, s, meta, out, train.Options{Params: train.DefaultParams(kind), Target: target, OverlapBudgetH: budget, K: cvFolds})
 	return err
 }
 
