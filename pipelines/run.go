@@ -124,8 +124,8 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(s.Models) > 0 {
-		if err := checkFolds(trainP); err != nil {
+	if slices.ContainsFunc(s.Models, func(m ModelSpec) bool { return m.Kind == "forest" || m.Kind == "xgboost" }) {
+		if err := checkFolds(trainP); err != nil { // the tree models' cross-validation
 			return nil, err
 		}
 	}
@@ -333,7 +333,8 @@ const cvFolds = 5
 
 // checkFolds checks, before any work, that the training period's windows
 // make cvFolds time-blocked folds with a gap of one window span (what
-// the model stages' cross-validation needs).
+// the tree models' cross-validation needs; the estimates use time blocks
+// without a gap).
 func checkFolds(p features.Protocol) error {
 	loc, err := time.LoadLocation(p.TZ)
 	if err != nil {
