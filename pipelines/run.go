@@ -18,6 +18,7 @@ import (
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/ingest"
 	"github.com/mirage-hpc/mirage/internal/atomicfile"
+	"github.com/mirage-hpc/mirage/internal/digest"
 	"github.com/mirage-hpc/mirage/reports"
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train"
@@ -97,7 +98,7 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 	var inputKeys []string
 	if o.Trace == "" {
 		for _, in := range s.InputPaths() { // checked before any work
-			h, err := fileSHA256(in)
+			h, err := digest.File(in)
 			if err != nil {
 				return nil, fmt.Errorf("%w: trace.inputs: %w", ErrStudy, err)
 			}
@@ -148,7 +149,7 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 	}
 	traceKey := "" // the trace's content: the same trace gives the same keys however it was made
 	if !o.DryRun || fileExists(o.Trace) {
-		if traceKey, err = fileSHA256(o.Trace); err != nil {
+		if traceKey, err = digest.File(o.Trace); err != nil {
 			return results, err
 		}
 	}
@@ -260,7 +261,7 @@ func hashOutputs(dir string) (map[string]string, error) {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		h, err := fileSHA256(path)
+		h, err := digest.File(path)
 		if err != nil {
 			return err
 		}
@@ -295,19 +296,6 @@ func ingestTrace(ctx context.Context, s *Study, dir string) error {
 	}
 	_, err = ingest.Run(ctx, s.InputPaths(), filepath.Join(dir, "trace.parquet"), o)
 	return err
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func buildFeatures(ctx context.Context, o RunOptions, p features.Protocol, traceKey, dir string) error {

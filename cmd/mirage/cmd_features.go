@@ -1,19 +1,16 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/internal/digest"
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/spf13/cobra"
 )
@@ -170,7 +167,7 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 	if err := checkStudyTrace(c.Study, c.Trace); err != nil {
 		return err
 	}
-	digest, err := fileSHA256(c.Trace)
+	traceDigest, err := digest.File(c.Trace)
 	if err != nil {
 		return err
 	}
@@ -206,7 +203,7 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 		}
 		return err
 	}
-	meta := features.FileMeta{Protocol: p.Name, TraceDigest: digest, Seed: c.Seed, SimConfig: opts.Config, Options: p}
+	meta := features.FileMeta{Protocol: p.Name, TraceDigest: traceDigest, Seed: c.Seed, SimConfig: opts.Config, Options: p}
 	if err := features.WriteParquet(c.Output, &samples, meta); err != nil {
 		return err
 	}
@@ -214,7 +211,7 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 		Windows: s.Windows, ChainSizes: s.ChainSizes, Samples: s.Samples,
 		WallSec: time.Since(began).Seconds(), Output: c.Output, Protocol: p.Name,
 		Features: len(samples.Names), Interrupted: s.Interrupted, InterruptedShare: s.InterruptedShare,
-		MeanRSec: s.MeanRSec, TraceSHA256: digest,
+		MeanRSec: s.MeanRSec, TraceSHA256: traceDigest,
 	}
 	if sum.WallSec > 0 {
 		sum.SamplesPerSec = float64(sum.Samples) / sum.WallSec
@@ -232,18 +229,4 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 	fmt.Fprintf(g.stdout, "interrupted (r > 0): %.1f%%, mean r %.2f h\nwrote %s\n",
 		100*sum.InterruptedShare, sum.MeanRSec/3600, sum.Output)
 	return nil
-}
-
-// fileSHA256 returns the hex SHA-256 of a file's contents.
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("digest %s: %w", path, err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("digest %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -3,13 +3,9 @@ package dqn
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"io"
-	"os"
 
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/internal/digest"
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train"
 )
@@ -52,7 +48,7 @@ func Fit(ctx context.Context, opts FitOptions, cfg Config, progress func(CurvePo
 	if err != nil {
 		return nil, err
 	}
-	digest, err := fileDigest(opts.Trace)
+	traceDigest, err := digest.File(opts.Trace)
 	if err != nil {
 		return nil, err
 	}
@@ -84,24 +80,11 @@ func Fit(ctx context.Context, opts FitOptions, cfg Config, progress func(CurvePo
 	m := &Manifest{
 		Kind: "dqn", Features: features.Schema(), FeatureSchemaVersion: features.FeatureSchemaVersion,
 		Standardisation: res.Stats, Config: cfg, Seed: cfg.Seed, Protocol: opts.Protocol, ProtocolSpec: &proto,
-		TraceDigest: digest, Training: Summarise(res), OperatingPoint: op,
+		TraceDigest: traceDigest, Training: Summarise(res), OperatingPoint: op,
 		Versions: map[string]string{"mirage": opts.Version},
 	}
 	if err := WriteArtifact(opts.Dir, res.Net, curve.Bytes(), m); err != nil {
 		return nil, err
 	}
 	return res, nil
-}
-
-func fileDigest(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("digest %s: %w", path, err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("digest %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
