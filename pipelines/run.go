@@ -111,10 +111,15 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 	if o.Workers <= 0 {
 		o.Workers = 1
 	}
+	seen := map[string]bool{}
 	for _, m := range s.Models {
 		if err := checkModel(m); err != nil {
 			return nil, err
 		}
+		if seen[modelName(m)] {
+			return nil, fmt.Errorf("%w: models: %s given twice", ErrStudy, modelName(m))
+		}
+		seen[modelName(m)] = true
 	}
 	if len(s.Policies) > 0 { // checked before any work
 		if _, err := evaluate.ParsePolicies(strings.Join(s.Policies, ","), nil, 0); err != nil {
@@ -140,7 +145,9 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 		return res, nil
 	}
 	if o.Trace == "" {
-		res, err := do(stage{name: "ingest", config: s.Trace, inputs: inputKeys,
+		spec := s.Trace
+		spec.Inputs = nil // their contents are the inputs: a moved file is the same input
+		res, err := do(stage{name: "ingest", config: spec, inputs: inputKeys,
 			run: func(ctx context.Context, dir string) error { return ingestTrace(ctx, s, dir) }})
 		if err != nil {
 			return results, err

@@ -130,6 +130,7 @@ func TestRun_BadStudy(t *testing.T) {
 		"Target": func(s *pipelines.Study) { s.Models = []pipelines.ModelSpec{{Kind: "xgboost", Target: "luck"}} },
 		"Policy": func(s *pipelines.Study) { s.Policies = append(s.Policies, "psychic") },
 		"Folds":  func(s *pipelines.Study) { s.Periods.Train.Windows = 3 },
+		"Twice":  func(s *pipelines.Study) { s.Models = append(s.Models, s.Models[0]) },
 	} {
 		s := smallStudy(2)
 		mutate(s)
