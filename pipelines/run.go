@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mirage-hpc/mirage/evaluate"
@@ -35,6 +36,9 @@ type RunOptions struct {
 	Version string
 	// Workers bounds the windows simulated at once; 0 means 1.
 	Workers int
+	// Jobs bounds the independent stages (the models) run at once; 0
+	// means 1. The outputs do not depend on it.
+	Jobs int
 	// Force names stages to run even when cached.
 	Force []string
 	// DryRun runs nothing: the results say which stages are cached
@@ -167,17 +171,22 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 		return results, err
 	}
 	samplesPath := filepath.Join(feats.Dir, "samples.parquet")
-	var models []string // policies of the trained models
-	for _, m := range s.Models {
-		res, err := do(stage{name: "train-" + modelName(m), config: struct {
+	modelStages := make([]stage, len(s.Models))
+	for i, m := range s.Models {
+		modelStages[i] = stage{name: "train-" + modelName(m), config: struct {
 			Model  ModelSpec
 			Budget BudgetSpec
 		}{m, s.Budget}, inputs: []string{feats.Key},
-			run: func(ctx context.Context, dir string) error { return trainModel(ctx, m, s.Budget, samplesPath, dir) }})
-		if err != nil {
-			return results, err
-		}
-		models = append(models, modelPolicy(m, filepath.Join(res.Dir, modelName(m))))
+			run: func(ctx context.Context, dir string) error { return trainModel(ctx, m, s.Budget, samplesPath, dir) }}
+	}
+	trained, err := runParallel(ctx, modelStages, o)
+	results = append(results, trained...)
+	if err != nil {
+		return results, err
+	}
+	var models []string // policies of the trained models
+	for i, m := range s.Models {
+		models = append(models, modelPolicy(m, filepath.Join(trained[i].Dir, modelName(m))))
 	}
 	policies := slices.Clone(s.Policies)
 	if len(policies) == 0 {
@@ -204,6 +213,31 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 	_, err = do(stage{name: "report", config: nil, inputs: []string{ev.Key},
 		run: func(ctx context.Context, dir string) error { return renderReport(ctx, ev.Dir, dir, o.Logger) }})
 	return results, err
+}
+
+// runParallel runs independent stages, at most o.Jobs at once, and
+// returns their results in the stages' order; on failure, the results
+// before the first failed stage and its error.
+func runParallel(ctx context.Context, stages []stage, o RunOptions) ([]StageResult, error) {
+	res := make([]StageResult, len(stages))
+	errs := make([]error, len(stages))
+	sem := make(chan struct{}, max(o.Jobs, 1))
+	var wg sync.WaitGroup
+	for i, st := range stages {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			res[i], errs[i] = runStage(ctx, st, o)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return res[:i], fmt.Errorf("pipeline: stage %s: %w", stages[i].name, err)
+		}
+	}
+	return res, nil
 }
 
 // runStage runs st unless a finished directory of its key exists.

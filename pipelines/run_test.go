@@ -2,9 +2,12 @@ package pipelines_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,6 +113,28 @@ func TestRun_Cache(t *testing.T) {
 	want("unfinished evaluate", ran(smallStudy(2)), "evaluate")
 	want("forced", ran(smallStudy(2), "train-estimate"), "train-estimate")
 
+	// The models trained in parallel are the same files as trained one
+	// after the other (evaluate and report name the policies by their
+	// directories, which differ between the two output directories).
+	seq, par := filepath.Join(dir, "seq"), filepath.Join(dir, "par")
+	var metas [2][]string
+	for i, o := range []pipelines.RunOptions{{Trace: tr, Out: seq, Version: "test", Jobs: 1}, {Trace: tr, Out: par, Version: "test", Jobs: 2}} {
+		res, err := pipelines.Run(ctx, smallStudy(2), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if r.Name == "evaluate" || r.Name == "report" {
+				continue
+			}
+			m := readFile(t, filepath.Join(r.Dir, "meta.json"))
+			metas[i] = append(metas[i], r.Name+" "+outputsOf(t, m))
+		}
+	}
+	if !slices.Equal(metas[0], metas[1]) {
+		t.Errorf("sequential and parallel runs differ:\n%v\n%v", metas[0], metas[1])
+	}
+
 	res, err := pipelines.Run(ctx, smallStudy(3), pipelines.RunOptions{Trace: tr, Out: out, Version: "test", DryRun: true})
 	if err != nil {
 		t.Fatal(err)
@@ -194,6 +219,23 @@ func TestRun_Ingest(t *testing.T) {
 	if _, err := pipelines.Run(ctx, s, pipelines.RunOptions{Out: filepath.Join(dir, "out2")}); !errors.Is(err, pipelines.ErrStudy) {
 		t.Errorf("absent input: %v, want ErrStudy", err)
 	}
+}
+
+// outputsOf returns a stage's outputs_sha256 from its meta.json, sorted.
+func outputsOf(t *testing.T, meta []byte) string {
+	t.Helper()
+	var m struct {
+		Outputs map[string]string `json:"outputs_sha256"`
+	}
+	if err := json.Unmarshal(meta, &m); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for k, v := range m.Outputs {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
 }
 
 func contains(list []string, s string) bool {

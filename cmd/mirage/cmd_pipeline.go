@@ -47,6 +47,7 @@ run twice.
 			tracePath, _ := f.GetString("trace")
 			out, _ := f.GetString("output")
 			workers, _ := f.GetInt("workers")
+			jobs, _ := f.GetInt("jobs")
 			force, _ := f.GetStringSlice("force")
 			if out == "" {
 				return usagef("pipeline: -o is required")
@@ -59,7 +60,7 @@ run twice.
 				workers = runtime.GOMAXPROCS(0)
 			}
 			res, err := pipelines.Run(cmd.Context(), s, pipelines.RunOptions{Trace: tracePath, Out: out, Version: version,
-				Workers: workers, Force: force, DryRun: status, Logger: g.log()})
+				Workers: workers, Jobs: jobs, Force: force, DryRun: status, Logger: g.log()})
 			if err != nil {
 				return studyError(err)
 			}
@@ -88,6 +89,7 @@ run twice.
 	f.String("trace", "", "trace file (Parquet, from mirage ingest, in the study's zone); empty: an ingest stage reads the study's trace.inputs")
 	f.StringP("output", "o", "", "output directory; required")
 	f.Int("workers", 0, "windows simulated at once (0 = GOMAXPROCS); the outputs do not depend on it")
+	f.Int("jobs", 1, "independent stages (the models) run at once; the outputs do not depend on it")
 	if !status {
 		f.StringSlice("force", nil, "stages to run even when cached, e.g. evaluate,report")
 	}
