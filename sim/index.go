@@ -290,7 +290,7 @@ func (it *passIter) advance(i int) bool {
 			if prev != NoJob && x.key[id] == x.key[prev] && s.jobs[id].Nodes == s.jobs[prev].Nodes &&
 				(k == listCapped || s.agedFrom(id) == s.agedFrom(prev)) {
 				if k == listCapped { // the whole run of this size has prev's priority: skip it
-					m = prev2end(l, m, x.key[prev], x.key) - 1
+					m = endOfKeyRun(l, m, x.key[prev], x.key) - 1
 				}
 				continue
 			}
@@ -364,9 +364,9 @@ func (it *passIter) next() (JobID, float64, bool) {
 	return NoJob, 0, false
 }
 
-// prev2end returns the end of the run of key from m on in l (sorted by
+// endOfKeyRun returns the end of the run of key from m on in l (sorted by
 // key descending): the first index whose key is below it.
-func prev2end(l []JobID, m int, key float64, keys []float64) int {
+func endOfKeyRun(l []JobID, m int, key float64, keys []float64) int {
 	n, _ := slices.BinarySearchFunc(l[m:], key, func(id JobID, k float64) int {
 		if keys[id] >= k {
 			return -1
