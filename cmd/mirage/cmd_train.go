@@ -19,7 +19,7 @@ import (
 
 func newTrainCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "train --model forest|xgboost --samples S.parquet -o DIR | --model dqn --trace T.parquet --protocol NAME -o DIR",
+		Use:   "train --model forest|xgboost --samples S.parquet -o DIR | --model dqn|runtime --trace T.parquet --protocol NAME -o DIR",
 		Short: "Train a tree model of a target (r, interrupt, cliff, deadline, wait), the estimate's margin, or a DQN, at an operating point chosen on training data",
 		Long: `Read labelled samples (from mirage features build), cross-validate with time-blocked
 folds over windows (a gap of one window span between training and test windows), fit
@@ -48,6 +48,13 @@ the standardised features), DIR/manifest.json and DIR/curve.csv; --dqn-config FI
 sets hyper-parameters (the fields of the manifest's hyper_parameters). Use the model
 as the policy dqn:DIR in mirage evaluate.
 
+--model runtime learns each job's run time as a fraction of its limit from what is
+known at its submission (train/jobruntime): quantiles 10/50/90 %, two approaches
+compared by time-blocked CV (--cv folds) on --study's (or --protocol's) training
+period and the better calibrated kept, figures on its validation period. It writes
+DIR/manifest.json, the XGBoost JSON model(s), DIR/encoding.json, DIR/metrics.json and
+DIR/calibration.png.
+
 ` + exitCodesHelp,
 		Args:        usageArgs(cobra.NoArgs),
 		Annotations: map[string]string{configSection: "train"},
@@ -58,14 +65,14 @@ as the policy dqn:DIR in mirage evaluate.
 	}
 	f := cmd.Flags()
 	d := defaultConfig().Train
-	f.String("model", d.Model, "model: forest, xgboost, dqn, estimate (no model: choose the margin of the scheduler's own start estimate) or estimate-rt (the same, with predicted run times in place of limits)")
+	f.String("model", d.Model, "model: forest, xgboost, dqn, runtime (job run times), estimate (no model: choose the margin of the scheduler's own start estimate) or estimate-rt (the same, with predicted run times in place of limits)")
 	f.String("target", d.Target, "forest/xgboost: what to predict: r (Q.start - P.end, hours), interrupt (P(r > 0), binary:logistic, calibrated), cliff (P(r > 0 at the next decision): does waiting one more step cross the cliff), deadline (hours to the last safe decision) or wait (Q's wait, hours)")
 	f.Duration("overlap-budget", d.OverlapBudget, "operating point: the most mean overlap per window; the rule's parameter (theta, tau or margin) is chosen per chain size by time-blocked CV on the training windows")
 	f.Bool("budget-every-block", false, "operating point: the overlap budget must hold in each of the --cv time blocks of the training period, not only on average (robust to drift between months)")
 	f.Bool("unweighted", false, "ignore the samples' row weights (by default every window weighs the same)")
-	f.String("trace", "", "dqn: trace file (Parquet); the episodes are windows of --protocol's training period")
-	f.String("protocol", "", "dqn: features protocol (e.g. ls6, mirage-ls6)")
-	f.String("study", "", "dqn: study (built-in name or file) whose training period gives the episodes; replaces --protocol")
+	f.String("trace", "", "dqn, runtime: trace file (Parquet); the episodes (dqn) or jobs (runtime) of --protocol's training period")
+	f.String("protocol", "", "dqn, runtime: features protocol (e.g. ls6, mirage-ls6; runtime validates on NAME-val)")
+	f.String("study", "", "dqn, runtime: study (built-in name or file) whose training period gives the episodes or jobs; replaces --protocol")
 	f.Int("episodes", 0, "dqn: training episodes (0 = default)")
 	f.String("start", "", "dqn: first training window start, YYYY-MM-DDTHH:MM:SS in the protocol's zone (empty = the protocol's)")
 	f.Int("windows", 0, "dqn: training windows per chain size (0 = the protocol's)")
@@ -200,6 +207,9 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	c := g.cfg.Train
 	if c.Model == "dqn" {
 		return runTrainDQN(cmd, g, c)
+	}
+	if c.Model == "runtime" {
+		return runTrainRuntime(cmd, g, c)
 	}
 	if c.Samples == "" || c.Output == "" {
 		return usagef("train: --samples and -o are required")
