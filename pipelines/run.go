@@ -44,6 +44,18 @@ type RunOptions struct {
 	// DryRun runs nothing: the results say which stages are cached
 	// (fresh) and which would run (stale).
 	DryRun bool
+	// Executor runs the stale stages: nil runs them in this process (the
+	// local executor); a *SlurmExecutor submits each as an sbatch job.
+	Executor Executor
+	// Only, when set, runs that stage alone (when stale or forced) and
+	// none of the others: what a Slurm job of the stage runs. The stages
+	// it reads must be finished.
+	Only string
+	// Shards > 0 runs Only sharded (features-train, evaluate): its shard
+	// Shard (0-based) of Shards, or with Merge the stage itself from its
+	// Shards finished shards. What the Slurm executor's job arrays run.
+	Shards, Shard int
+	Merge         bool
 	// Logger receives progress; nil discards it.
 	Logger *slog.Logger
 }
@@ -58,6 +70,9 @@ type StageResult struct {
 	Dir     string  `json:"dir"`
 	Cached  bool    `json:"cached"`
 	Seconds float64 `json:"seconds"`
+	// Job is the Slurm job of a stage submitted by the Slurm executor
+	// (or found by Jobs); nil otherwise.
+	Job *SlurmJob `json:"slurm,omitempty"`
 }
 
 // stageMeta is a finished stage's meta.json, written last: a stage
@@ -78,6 +93,12 @@ type stage struct {
 	config any
 	inputs []string
 	run    func(ctx context.Context, dir string) error
+	// windows > 0 marks a stage that can run sharded over its windows
+	// (per chain size): shard runs shard i of n into its own directory,
+	// merge writes the stage's outputs into dir from the shards'.
+	windows int
+	shard   func(ctx context.Context, i, n int, dir string) error
+	merge   func(ctx context.Context, shards []string, dir string) error
 }
 
 // Run runs the study's stages in order, each only when its key has no
@@ -86,7 +107,8 @@ type stage struct {
 // with a target, estimate, estimate-rt), the evaluation of study.policies
 // and the models on the validation period, and the report. It returns
 // every stage's result; a failed stage leaves no meta.json, so a rerun
-// redoes it.
+// redoes it. With o.Executor a *SlurmExecutor the stale stages are
+// submitted as Slurm jobs instead, and Run returns once they are.
 func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -139,14 +161,20 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 			return nil, err
 		}
 	}
+	ex := o.Executor
+	if ex == nil {
+		ex = localExecutor{}
+	}
+	env := &runEnv{study: s, trace: o.Trace, o: o}
 	var results []StageResult
-	do := func(st stage) (StageResult, error) {
-		res, err := runStage(ctx, st, o)
+	var ingested []StageResult // the ingest stage, when there is one: what reads the trace comes after it
+	do := func(st stage, after ...StageResult) (StageResult, error) {
+		res, err := ex.run(ctx, env, []stage{st}, after)
 		if err != nil {
-			return res, fmt.Errorf("pipeline: stage %s: %w", st.name, err)
+			return StageResult{}, err
 		}
-		results = append(results, res)
-		return res, nil
+		results = append(results, res[0])
+		return res[0], nil
 	}
 	if o.Trace == "" {
 		spec := s.Trace
@@ -157,29 +185,46 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 			return results, err
 		}
 		o.Trace = filepath.Join(res.Dir, "trace.parquet")
+		ingested = []StageResult{res}
 	}
 	traceKey := "" // the trace's content: the same trace gives the same keys however it was made
-	if !o.DryRun || fileExists(o.Trace) {
+	// "" when unknown: a status before ingest ran, or an ingest submitted
+	// to Slurm (the stages after it are then submitted with unknown keys).
+	if (!o.DryRun && ex.runsHere()) || fileExists(o.Trace) {
 		if traceKey, err = digest.File(o.Trace); err != nil {
 			return results, err
 		}
 	}
 
 	feats, err := do(stage{name: "features-train", config: trainP, inputs: []string{traceKey},
-		run: func(ctx context.Context, dir string) error { return buildFeatures(ctx, o, trainP, traceKey, dir) }})
+		run:     func(ctx context.Context, dir string) error { return buildFeatures(ctx, o, trainP, traceKey, dir) },
+		windows: trainP.Windows,
+		shard: func(ctx context.Context, i, n int, dir string) error {
+			return featureShard(ctx, o, trainP, i, n, dir)
+		},
+		merge: func(ctx context.Context, shards []string, dir string) error {
+			return mergeFeatures(o, trainP, traceKey, shards, dir)
+		}}, ingested...)
 	if err != nil {
 		return results, err
 	}
 	samplesPath := filepath.Join(feats.Dir, "samples.parquet")
 	modelStages := make([]stage, len(s.Models))
 	for i, m := range s.Models {
+		device := "" // keys of studies without a device stay as they were
+		if m.Kind == "xgboost" && s.Device != "cpu" {
+			device = s.Device
+		}
 		modelStages[i] = stage{name: "train-" + modelName(m), config: struct {
 			Model  ModelSpec
 			Budget BudgetSpec
-		}{m, s.Budget}, inputs: []string{feats.Key},
-			run: func(ctx context.Context, dir string) error { return trainModel(ctx, m, s.Budget, samplesPath, dir) }}
+			Device string `json:",omitempty"`
+		}{m, s.Budget, device}, inputs: []string{feats.Key},
+			run: func(ctx context.Context, dir string) error {
+				return trainModel(ctx, m, s.Budget, device, samplesPath, dir, o.Logger)
+			}}
 	}
-	trained, err := runParallel(ctx, modelStages, o)
+	trained, err := ex.run(ctx, env, modelStages, []StageResult{feats})
 	results = append(results, trained...)
 	if err != nil {
 		return results, err
@@ -206,12 +251,22 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 	}{valP, s.Policies, s.Grid.Decision}, inputs: inputs,
 		run: func(ctx context.Context, dir string) error {
 			return runEvaluate(ctx, o, valP, policies, time.Duration(s.Grid.Decision), dir)
-		}})
+		},
+		windows: valP.Windows,
+		shard: func(ctx context.Context, i, n int, dir string) error {
+			return evaluateShard(ctx, o, valP, policies, time.Duration(s.Grid.Decision), i, n, dir)
+		},
+		merge: func(ctx context.Context, shards []string, dir string) error {
+			return mergeEvaluate(o, valP, shards, dir)
+		}}, append(slices.Clone(ingested), trained...)...)
 	if err != nil {
 		return results, err
 	}
 	_, err = do(stage{name: "report", config: nil, inputs: []string{ev.Key},
-		run: func(ctx context.Context, dir string) error { return renderReport(ctx, ev.Dir, dir, o.Logger) }})
+		run: func(ctx context.Context, dir string) error { return renderReport(ctx, ev.Dir, dir, o.Logger) }}, ev)
+	if err == nil && o.Only != "" && !slices.ContainsFunc(results, func(r StageResult) bool { return r.Name == o.Only }) {
+		err = fmt.Errorf("%w: pipeline: no stage %s in study %s", ErrStudy, o.Only, s.Name)
+	}
 	return results, err
 }
 
@@ -240,21 +295,35 @@ func runParallel(ctx context.Context, stages []stage, o RunOptions) ([]StageResu
 	return res, nil
 }
 
-// runStage runs st unless a finished directory of its key exists.
-func runStage(ctx context.Context, st stage, o RunOptions) (StageResult, error) {
+// stageKey returns st's key and directory under o.Out.
+func stageKey(st stage, o RunOptions) (key, dir string, err error) {
 	cfg, err := json.Marshal(struct {
 		Stage, Version string
 		Config         any
 		Inputs         []string
 	}{st.name, o.Version, st.config, st.inputs})
 	if err != nil {
-		return StageResult{}, err
+		return "", "", fmt.Errorf("stage %s: key: %w", st.name, err)
 	}
 	sum := sha256.Sum256(cfg)
-	key := hex.EncodeToString(sum[:])
-	dir := filepath.Join(o.Out, "stages", st.name+"-"+key[:16])
+	key = hex.EncodeToString(sum[:])
+	return key, filepath.Join(o.Out, "stages", st.name+"-"+key[:16]), nil
+}
+
+// finished says whether dir holds a finished stage of key (its meta.json).
+func finished(dir, key string) bool {
+	m, err := readMeta(dir)
+	return err == nil && m.Key == key
+}
+
+// runStage runs st unless a finished directory of its key exists.
+func runStage(ctx context.Context, st stage, o RunOptions) (StageResult, error) {
+	key, dir, err := stageKey(st, o)
+	if err != nil {
+		return StageResult{}, err
+	}
 	res := StageResult{Name: st.name, Key: key, Dir: dir}
-	if m, err := readMeta(dir); err == nil && m.Key == key && !slices.Contains(o.Force, st.name) {
+	if finished(dir, key) && !slices.Contains(o.Force, st.name) {
 		res.Cached = true
 		o.Logger.Info("stage cached", "stage", st.name, "dir", dir)
 		return res, nil
@@ -424,7 +493,9 @@ func modelPolicy(m ModelSpec, dir string) string {
 	return m.Kind + ":" + dir
 }
 
-func trainModel(ctx context.Context, m ModelSpec, b BudgetSpec, samples, dir string) error {
+// trainModel trains m on samples into dir/NAME; device (xgboost only) is
+// the study's: "" is the CPU.
+func trainModel(ctx context.Context, m ModelSpec, b BudgetSpec, device, samples, dir string, log *slog.Logger) error {
 	s, meta, err := train.ReadSamples(ctx, samples)
 	if err != nil {
 		return err
@@ -446,8 +517,39 @@ func trainModel(ctx context.Context, m ModelSpec, b BudgetSpec, samples, dir str
 	if err != nil {
 		return err
 	}
-	_, err = train.Run(ctx, s, meta, out, train.Options{Params: train.DefaultParams(kind), Target: target, OverlapBudgetH: budget, K: cvFolds})
+	params := train.DefaultParams(kind)
+	if device != "" {
+		if params.Device, err = resolveDevice(device, log); err != nil {
+			return err
+		}
+	}
+	_, err = train.Run(ctx, s, meta, out, train.Options{Params: params, Target: target, OverlapBudgetH: budget, K: cvFolds})
 	return err
+}
+
+// resolveDevice parses the study's device and checks it against the
+// linked libxgboost: cuda without CUDA fails; auto without CUDA trains on
+// the CPU after one log line.
+func resolveDevice(s string, log *slog.Logger) (train.Device, error) {
+	d, err := train.ParseDevice(s)
+	if err != nil {
+		return 0, fmt.Errorf("%w: device: %w", ErrStudy, err)
+	}
+	if d == train.DeviceCPU {
+		return d, nil
+	}
+	lib, cuda, err := train.LibraryCUDA()
+	if err != nil {
+		return 0, fmt.Errorf("device %s: %w", s, err)
+	}
+	r, fallback, err := train.ResolveDevice(d, lib, cuda)
+	if err != nil {
+		return 0, fmt.Errorf("device %s: %w", s, err)
+	}
+	if fallback {
+		log.Info("device auto: libxgboost has no CUDA, training on the CPU", "libxgboost", lib.String())
+	}
+	return r, nil
 }
 
 func runEvaluate(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, decision time.Duration, dir string) error {

@@ -36,6 +36,57 @@ type Study struct {
 	Budget   BudgetSpec  `yaml:"budget" mapstructure:"budget" json:"budget"`
 	Models   []ModelSpec `yaml:"models,omitempty" mapstructure:"models" json:"models,omitempty"`
 	Policies []string    `yaml:"policies,omitempty" mapstructure:"policies" json:"policies,omitempty"`
+	// Device is where the xgboost models train: cpu ("" too), cuda or
+	// auto (mirage train --device); with cuda the Slurm executor asks
+	// GPUs for each xgboost training stage.
+	Device string `yaml:"device,omitempty" mapstructure:"device" json:"device,omitempty"`
+	// Slurm is how pipeline run --executor slurm submits the stages; nil
+	// takes the cluster's defaults.
+	Slurm *SlurmSpec `yaml:"slurm,omitempty" mapstructure:"slurm" json:"slurm,omitempty"`
+}
+
+// SlurmSpec is how the Slurm executor submits a study's stages, one
+// sbatch job per stale stage. Empty fields leave the choice to Slurm (the
+// partition's and the account's defaults).
+type SlurmSpec struct {
+	// Partition is sbatch --partition; "" is the cluster's default.
+	Partition string `yaml:"partition,omitempty" mapstructure:"partition" json:"partition,omitempty"`
+	// Account is sbatch --account; "" is the user's default account.
+	Account string `yaml:"account,omitempty" mapstructure:"account" json:"account,omitempty"`
+	// CPUs is each stage's --cpus-per-task, and the windows it simulates
+	// at once (--workers); 0 leaves both to their defaults (Slurm: 1 CPU;
+	// mirage: every CPU the job sees).
+	CPUs int `yaml:"cpus,omitempty" mapstructure:"cpus" json:"cpus,omitempty"`
+	// GPUs is the GPUs each xgboost training stage asks
+	// (--gres=gpu:GPUs) when the study's device is cuda; 0 means 1.
+	// Other stages ask none.
+	GPUs int `yaml:"gpus,omitempty" mapstructure:"gpus" json:"gpus,omitempty"`
+	// Shards, when > 1, runs features-train and evaluate as a job array
+	// of that many tasks (at most one per window), each over a run of
+	// the windows, then a merge job; the outputs are the unsharded
+	// stage's, byte for byte. 0 or 1: one job per stage.
+	Shards int `yaml:"shards,omitempty" mapstructure:"shards" json:"shards,omitempty"`
+	// Time is the wall-time limit (sbatch --time) of each stage kind (a
+	// sharded stage's tasks and merge job each get its limit).
+	Time SlurmTimes `yaml:"time,omitempty" mapstructure:"time" json:"time,omitempty"`
+	// ExtraArgs are added to every sbatch as they are, one argument each
+	// (for example --qos=long or --mem=16G); each starts with "-".
+	ExtraArgs []string `yaml:"extra_args,omitempty" mapstructure:"extra_args" json:"extra_args,omitempty"`
+}
+
+// SlurmTimes are the wall-time limits of the stage kinds, rounded up to
+// whole seconds; zero takes the partition's default limit.
+type SlurmTimes struct {
+	// Ingest limits the ingest stage.
+	Ingest Duration `yaml:"ingest,omitempty" mapstructure:"ingest" json:"ingest,omitempty"`
+	// Features limits the features stages (features-train).
+	Features Duration `yaml:"features,omitempty" mapstructure:"features" json:"features,omitempty"`
+	// Train limits each model's stage (train-KIND[-TARGET]).
+	Train Duration `yaml:"train,omitempty" mapstructure:"train" json:"train,omitempty"`
+	// Evaluate limits the evaluate stage.
+	Evaluate Duration `yaml:"evaluate,omitempty" mapstructure:"evaluate" json:"evaluate,omitempty"`
+	// Report limits the report stage.
+	Report Duration `yaml:"report,omitempty" mapstructure:"report" json:"report,omitempty"`
 }
 
 // TraceSpec is the trace and how to ingest it.
@@ -176,6 +227,14 @@ func (s *Study) Validate() error {
 		return bad("budget.overlap", "%v: want >= 0", time.Duration(s.Budget.Overlap))
 	case s.Trace.CoresPerNode < 0:
 		return bad("trace.cores_per_node", "%d: want >= 0 (0 = from the SWF header)", s.Trace.CoresPerNode)
+	}
+	switch s.Device {
+	case "", "cpu", "cuda", "auto":
+	default:
+		return bad("device", "%q: want cpu, cuda or auto", s.Device)
+	}
+	if err := s.Slurm.validate(); err != nil {
+		return err
 	}
 	if s.Trace.Format != "" {
 		if _, err := ingest.ParseFormat(s.Trace.Format); err != nil {

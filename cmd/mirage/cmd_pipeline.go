@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"runtime"
 
 	"github.com/spf13/cobra"
@@ -16,7 +17,7 @@ func newPipelineCommand(g *globalOptions) *cobra.Command {
 		Short:   "Run a study's stages, cached: only what changed reruns",
 		GroupID: "sim",
 	}
-	cmd.AddCommand(newPipelineRunCommand(g, false), newPipelineRunCommand(g, true))
+	cmd.AddCommand(newPipelineRunCommand(g, false), newPipelineRunCommand(g, true), newPipelineRunStageCommand(g))
 	return cmd
 }
 
@@ -40,6 +41,14 @@ outputs go to OUT/stages/STAGE-KEY/ with a meta.json (inputs, outputs' sha256,
 seconds) written last, so a stage killed midway is redone and a finished one is never
 run twice.
 
+--executor slurm submits each stale stage as an sbatch job (pipeline run-stage) after
+the jobs of the stages it reads (--dependency=afterok), with the study's slurm section
+(partition, account, time limits, cpus, GPUs; with slurm.shards N, features-train and
+evaluate as a job array of N tasks then a merge job); OUT must be on a file system every
+node sees. run returns once they are submitted; pipeline status shows each job's state and,
+for a failed one, its log. A rerun submits only the stages neither finished nor still
+queued.
+
 ` + exitCodesHelp,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -49,8 +58,24 @@ run twice.
 			workers, _ := f.GetInt("workers")
 			jobs, _ := f.GetInt("jobs")
 			force, _ := f.GetStringSlice("force")
+			executor, _ := f.GetString("executor")
 			if out == "" {
 				return usagef("pipeline: -o is required")
+			}
+			slurm, err := pipelines.NewSlurmExecutor(os.Args[0], nil)
+			if err != nil {
+				return err
+			}
+			if exe, err := os.Executable(); err == nil {
+				slurm.Binary = exe
+			}
+			var exec pipelines.Executor
+			switch executor {
+			case "", "local":
+			case "slurm":
+				exec = slurm
+			default:
+				return usagef("pipeline: --executor %q: want local or slurm", executor)
 			}
 			s, err := resolveStudy(args[0])
 			if err != nil {
@@ -60,9 +85,14 @@ run twice.
 				workers = runtime.GOMAXPROCS(0)
 			}
 			res, err := pipelines.Run(cmd.Context(), s, pipelines.RunOptions{Trace: tracePath, Out: out, Version: version,
-				Workers: workers, Jobs: jobs, Force: force, DryRun: status, Logger: g.log()})
+				Workers: workers, Jobs: jobs, Force: force, DryRun: status, Executor: exec, Logger: g.log()})
 			if err != nil {
 				return studyError(err)
+			}
+			if status { // the jobs the Slurm executor submitted, if any
+				if err := slurm.Jobs(cmd.Context(), out, res); err != nil {
+					return err
+				}
 			}
 			if g.cfg.JSON {
 				b, err := json.MarshalIndent(res, "", "  ")
@@ -73,14 +103,7 @@ run twice.
 				return err
 			}
 			for _, r := range res {
-				state := "ran"
-				switch {
-				case r.Cached:
-					state = "cached"
-				case status:
-					state = "stale"
-				}
-				fmt.Fprintf(g.stdout, "%-24s %-6s %s\n", r.Name, state, r.Dir)
+				fmt.Fprintln(g.stdout, stageLine(r, status))
 			}
 			return nil
 		},
@@ -92,6 +115,108 @@ run twice.
 	f.Int("jobs", 1, "independent stages (the models) run at once; the outputs do not depend on it")
 	if !status {
 		f.StringSlice("force", nil, "stages to run even when cached, e.g. evaluate,report")
+		f.String("executor", "local", "where stale stages run: local (here) or slurm (one sbatch job each, after the jobs of the stages it reads)")
 	}
+	return cmd
+}
+
+// stageLine is one stage's line of pipeline run and status: name, state
+// (cached, ran, stale, submitted, queued), directory and, for a Slurm
+// job, its id, state and (failed) log.
+func stageLine(r pipelines.StageResult, status bool) string {
+	state := "ran"
+	switch {
+	case r.Cached:
+		state = "cached"
+	case r.Job != nil && !status && r.Job.Reused:
+		state = "queued"
+	case r.Job != nil && !status:
+		state = "submitted"
+	case status:
+		state = "stale"
+	}
+	dir := r.Dir
+	if dir == "" {
+		dir = "(key known once its inputs are built)"
+	}
+	line := fmt.Sprintf("%-24s %-9s %s", r.Name, state, dir)
+	if j := r.Job; j != nil && !r.Cached {
+		line += "  slurm job " + j.ID
+		if j.State != "" {
+			line += " " + j.State
+		}
+		if j.Reason != "" {
+			line += " (" + j.Reason + ")"
+		}
+		if j.ExitCode != nil && *j.ExitCode != 0 {
+			line += fmt.Sprintf(" exit %d", *j.ExitCode)
+		}
+		if j.State != "" && !j.Active() && j.State != "COMPLETED" {
+			line += ", log " + j.Log
+		}
+		if a := j.Shards; a != nil {
+			line += "; shards: array job " + a.ID
+			if a.State != "" {
+				line += " " + a.State
+			}
+			if a.State != "" && !a.Active() && a.State != "COMPLETED" {
+				line += ", logs " + a.Log
+			}
+		}
+	}
+	return line
+}
+
+// newPipelineRunStageCommand is what a Slurm job of a stage runs: that
+// stage alone, in the shared cache (hidden: pipeline run --executor slurm
+// writes it into the batch scripts).
+func newPipelineRunStageCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:    "run-stage STAGE STUDY -o OUT [--trace T.parquet] --key-version V",
+		Short:  "Run one stage of a study (what a Slurm job of pipeline run --executor slurm runs)",
+		Hidden: true,
+		Args:   usageArgs(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f := cmd.Flags()
+			tracePath, _ := f.GetString("trace")
+			out, _ := f.GetString("output")
+			workers, _ := f.GetInt("workers")
+			force, _ := f.GetStringSlice("force")
+			keyVersion, _ := f.GetString("key-version")
+			shards, _ := f.GetInt("shards")
+			shard, _ := f.GetInt("shard")
+			merge, _ := f.GetBool("merge")
+			if out == "" {
+				return usagef("pipeline run-stage: -o is required")
+			}
+			s, err := resolveStudy(args[1])
+			if err != nil {
+				return err
+			}
+			if workers <= 0 {
+				workers = runtime.GOMAXPROCS(0)
+			}
+			res, err := pipelines.Run(cmd.Context(), s, pipelines.RunOptions{Trace: tracePath, Out: out, Version: keyVersion,
+				Workers: workers, Force: force, Only: args[0], Shards: shards, Shard: shard, Merge: merge, Logger: g.log()})
+			if err != nil {
+				return studyError(err)
+			}
+			for _, r := range res {
+				if r.Name == args[0] {
+					fmt.Fprintln(g.stdout, stageLine(r, false))
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.String("trace", "", "trace file (Parquet); empty: the study's ingest stage")
+	f.StringP("output", "o", "", "output directory; required")
+	f.Int("workers", 0, "windows simulated at once (0 = GOMAXPROCS)")
+	f.StringSlice("force", nil, "run the stage even when cached")
+	f.String("key-version", version, "the mirage version in the stage keys (the submitter's)")
+	f.Int("shards", 0, "run a sharded stage (features-train, evaluate) in this many shards: --shard I runs one, --merge merges them")
+	f.Int("shard", 0, "the shard to run, 0-based (with --shards)")
+	f.Bool("merge", false, "make the stage from its finished shards (with --shards)")
 	return cmd
 }

@@ -8,6 +8,73 @@ import (
 	"testing"
 )
 
+// TestPipeline_Slurm: --executor slurm submits each stage with sbatch
+// (fakes on PATH: sbatch numbers the jobs, squeue knows none), after the
+// jobs of the stages it reads; status shows each job and, as a job left
+// no exit status, its state UNKNOWN; run-stage (what a job runs) runs one
+// stage into the shared cache, which status then finds fresh.
+func TestPipeline_Slurm(t *testing.T) {
+	dir := t.TempDir()
+	tr := ingestSynth500(t, dir)
+	study := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(study, []byte(tinyStudy+"slurm: {partition: batch, time: {features: 2h}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "bin")
+	calls := filepath.Join(dir, "sbatch.calls")
+	fakes := map[string]string{
+		"sbatch": "#!/bin/sh\necho \"$*\" >>'" + calls + "'\nwc -l <'" + calls + "' | tr -d ' '\n",
+		"squeue": "#!/bin/sh\necho 'slurm_load_jobs error: Invalid job id specified' >&2\nexit 1\n",
+	}
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range fakes {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out := filepath.Join(dir, "out")
+	stdout, stderr, code := run(t, "pipeline", "run", study, "--trace", tr, "-o", out, "--executor", "slurm")
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	for i, stage := range []string{"features-train", "train-estimate", "evaluate", "report"} {
+		if !strings.Contains(stdout, stage) || !strings.Contains(stdout, "slurm job "+string(rune('1'+i))) {
+			t.Errorf("run output has no %s as job %d:\n%s", stage, i+1, stdout)
+		}
+	}
+	b, err := os.ReadFile(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[0], "--partition=batch --time=0-02:00:00") ||
+		!strings.Contains(lines[1], "--dependency=afterok:1 ") || !strings.Contains(lines[3], "--dependency=afterok:3 ") {
+		t.Errorf("sbatch calls:\n%s", b)
+	}
+	if _, _, code := run(t, "pipeline", "run", study, "--trace", tr, "-o", out, "--executor", "pbs"); code != exitUsage {
+		t.Errorf("--executor pbs: exit %d, want %d", code, exitUsage)
+	}
+
+	if _, stderr, code := run(t, "pipeline", "run-stage", "features-train", study, "--trace", tr, "-o", out); code != 0 {
+		t.Fatalf("run-stage: exit %d: %s", code, stderr)
+	}
+	stdout, stderr, code = run(t, "pipeline", "status", study, "--trace", tr, "-o", out)
+	if code != 0 {
+		t.Fatalf("status: exit %d: %s", code, stderr)
+	}
+	got := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(got) != 4 || !strings.HasPrefix(got[0], "features-train") || !strings.Contains(got[0], "cached") ||
+		!strings.Contains(got[1], "stale") || !strings.Contains(got[1], "slurm job 2 UNKNOWN") {
+		t.Errorf("status:\n%s", stdout)
+	}
+	if _, _, code := run(t, "pipeline", "run-stage", "train-nope", study, "--trace", tr, "-o", out); code != exitUsage {
+		t.Errorf("run-stage of no stage: exit %d, want %d", code, exitUsage)
+	}
+}
+
 // TestPipeline_RunStatus: pipeline run on a small study runs every stage
 // once; status and a second run find them all cached; a bad study or a
 // trace of another zone is a usage error before any stage.
@@ -15,7 +82,15 @@ func TestPipeline_RunStatus(t *testing.T) {
 	dir := t.TempDir()
 	tr := ingestSynth500(t, dir) // America/Chicago, 2022-11-01 .. 2022-11-03
 	study := filepath.Join(dir, "s.yaml")
-	text := `name: tiny
+	text := tinyStudy
+	if err := os.WriteFile(study, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testPipelineRunStatus(t, dir, tr, study, text)
+}
+
+// tinyStudy is a study of ingestSynth500's trace.
+const tinyStudy = `name: tiny
 trace: {zone: America/Chicago}
 cluster: {profile: default, nodes: 88, infer_dependencies: false, infer_capacity: false}
 chains: {nodes: [1]}
@@ -29,9 +104,9 @@ grid: {probes: "3"}
 models: [{kind: estimate}]
 policies: [reactive, oracle]
 `
-	if err := os.WriteFile(study, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+
+func testPipelineRunStatus(t *testing.T, dir, tr, study, text string) {
+	t.Helper()
 	out := filepath.Join(dir, "out")
 	type result struct {
 		Stage  string `json:"stage"`
