@@ -35,7 +35,9 @@ if s["jobs"] >= 1000000:
     goal = "  (goal 10 s: " + ("met" if s["wall_sec"] <= 10 else "NOT met") + ")"
 print(f"replay {sys.argv[2]:>5} nodes, load {float(sys.argv[3]):.0%}, {s['jobs']:>7} jobs: {s['events']:>7} events in {s['wall_sec']:7.2f} s, "
       f"{1e6 * s['wall_sec'] / max(s['events'], 1):6.2f} us/event; at most {w['max_pending']} pending, "
-      f"{w['backfill_passes']} backfill passes planning {w['backfill_tested'] / max(w['backfill_passes'], 1):.0f} jobs on average{goal}")
+      f"{w['backfill_passes']} backfill passes testing {w['backfill_tested'] / max(w['backfill_passes'], 1):.0f} jobs on average "
+      f"(planning {(w['backfill_tested'] - w.get('backfill_skipped', 0)) / max(w['backfill_passes'], 1):.0f}; {w.get('backfill_stopped', 0)} stopped early), "
+      f"{w.get('users_evaluated', 0) / max(w['main_passes'] + w['backfill_passes'], 1):.1f} users evaluated per pass{goal}")
 PY
 		done
 	done

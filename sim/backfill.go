@@ -85,6 +85,13 @@ type planner interface {
 	earliest(nodes int, dur int64) (int64, bool)
 	// reserve takes nodes over [at, at+dur); at is a start earliest gave.
 	reserve(nodes int, at, dur int64)
+	// freeNow returns the nodes free at now, after the reservations.
+	freeNow() int
+	// blockedAt returns the first time (Unix seconds) in the window at
+	// which no node is free, and false if there is none. A job longer than
+	// the time from now to it can neither start now nor be reserved
+	// before it.
+	blockedAt() (int64, bool)
 }
 
 // stepPlan adapts profile to planner.
@@ -102,6 +109,17 @@ func (s *stepPlan) earliest(nodes int, dur int64) (int64, bool) {
 }
 
 func (s *stepPlan) reserve(nodes int, at, dur int64) { s.p.reserve(nodes, at, at+dur) }
+
+func (s *stepPlan) freeNow() int { return s.p.free[0] }
+
+func (s *stepPlan) blockedAt() (int64, bool) {
+	for k := 0; k < len(s.p.times) && s.p.times[k] < s.limitAt; k++ {
+		if s.p.free[k] < 1 {
+			return s.p.times[k], true
+		}
+	}
+	return 0, false
+}
 
 // newPlan returns the plan from now over the backfill window (the
 // configuration's resolution and window), with predicted run times when
@@ -136,6 +154,10 @@ func (s *Sim) buildSlots(pred bool, slots int) *slotPlan {
 	s.scratch.free = free
 	p := &s.scratch.slots
 	p.now, p.res, p.free, p.failed = s.now, res, free[:slots], p.failed[:0]
+	p.zero = slices.IndexFunc(p.free, func(v int) bool { return v < 1 })
+	if p.zero < 0 {
+		p.zero = len(p.free)
+	}
 	return p
 }
 
@@ -208,6 +230,12 @@ func (s *Sim) backfillPass() bool {
 		if tested >= bf.MaxJobTest && bf.MaxJobTest > 0 {
 			break
 		}
+		if min(p.freeNow(), s.free()) < 1 && !s.reference {
+			// Every job needs a node from now: none of the rest can
+			// start, and the pass changes nothing but its plan.
+			s.work.BackfillStopped++
+			break
+		}
 		if s.overLimit(id) {
 			continue
 		}
@@ -222,6 +250,13 @@ func (s *Sim) backfillPass() bool {
 		s.work.BackfillTested++
 		j := &s.jobs[id]
 		dur := ceilDiv(j.LimitSec, bf.ResolutionSec) * bf.ResolutionSec
+		if b, ok := p.blockedAt(); ok && s.now+dur > b && (bf.Flavour == BackfillConservative || reserved) && !s.reference {
+			// It cannot start now, and its reservation would come after
+			// b: where no job that could still start now looks (those
+			// end by b), so it changes no decision of this pass.
+			s.work.BackfillSkipped++
+			continue
+		}
 		at, ok := p.earliest(int(j.Nodes), dur)
 		if !ok {
 			continue

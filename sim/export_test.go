@@ -6,6 +6,10 @@ package sim
 // step list, instead of the slot grid.
 func ForceStepPlan(s *Sim) { s.forceSteps = true }
 
+// ForceReference makes s (and its clones) run every pass the plain way
+// (Sim.reference): the schedule must not change.
+func ForceReference(s *Sim) { s.reference = true }
+
 // PassOrder returns the pending jobs (ghosts excluded) in the order a
 // scheduling pass sees them (byPriority, the incremental index).
 func PassOrder(s *Sim) []JobID {

@@ -39,6 +39,25 @@ type prioIndex struct {
 	// of (at, job), ordered by time, then job (seq is the JobID).
 	cross eventHeap
 	gen   uint32
+	// dirty lists the user slots with entries gone stale since the last
+	// prepareIndex (userLists.dirty marks them).
+	dirty []int32
+	// orders list the active user slots by their bounds (bound.go), one
+	// order per list kind (index kind-listUncapped); bounded says the
+	// bounds hold until boundUntil (Unix seconds), computed with usage
+	// totals of at most totalMax.
+	orders     [2]boundOrder
+	bounded    bool
+	boundUntil int64
+	totalMax   float64
+}
+
+// entry is a job in a list with its key when it was added: a stale entry
+// keeps it (the job's key in prioIndex.key may have changed since, when
+// it moved to the capped list), so a list stays sorted.
+type entry struct {
+	key float64
+	id  JobID
 }
 
 const (
@@ -51,10 +70,19 @@ const (
 // Lists may hold stale entries (where no longer names the list), dropped
 // when they outnumber the live ones.
 type userLists struct {
-	lists [3][]JobID // indexed by listUncapped, listCapped
+	lists [3][]entry // indexed by listUncapped, listCapped
 	stale [3]int
 	cur   [3]int // a pass's cursor: entries before it are taken or stale
 	pos   int32  // index in prioIndex.active, -1 when not there
+	dirty bool   // listed in prioIndex.dirty
+	// bound[k] bounds the priority of the user's jobs in list
+	// listUncapped+k until prioIndex.boundUntil (the uncapped one without
+	// the age shift), with fair-share factor at most fsMax; bpos[k] is
+	// the user's index in prioIndex.orders[k], -1 when not there.
+	bound   [2]float64
+	fsMax   float64
+	bpos    [2]int32
+	evalGen uint32 // the pass generation that evaluated the user
 }
 
 // index returns the priority index, built on first use (Clone drops it).
@@ -108,7 +136,7 @@ func (s *Sim) indexAdd(id JobID) {
 	}
 	x.grow(len(s.jobs))
 	for len(x.users) <= s.slot(id) {
-		x.users = append(x.users, userLists{pos: -1})
+		x.users = append(x.users, userLists{pos: -1, bpos: [2]int32{-1, -1}})
 	}
 	pc := &s.cfg.Priority
 	from := s.agedFrom(id)
@@ -129,14 +157,16 @@ func (s *Sim) indexAdd(id JobID) {
 		x.active = append(x.active, int32(s.slot(id)))
 	}
 	l := u.lists[kind]
-	i, _ := slices.BinarySearchFunc(l, id, func(e, t JobID) int { return s.indexCmp(e, t) })
-	u.lists[kind] = slices.Insert(l, i, id)
+	e := entry{key: key, id: id}
+	i, _ := slices.BinarySearchFunc(l, e, s.indexCmp)
+	u.lists[kind] = slices.Insert(l, i, e)
+	s.raiseBound(s.slot(id), id)
 }
 
 // indexCmp orders one list: key descending, then submission, then ID.
-func (s *Sim) indexCmp(a, b JobID) int {
-	x := s.idx
-	if c := cmp.Compare(x.key[b], x.key[a]); c != 0 {
+func (s *Sim) indexCmp(ea, eb entry) int {
+	a, b := ea.id, eb.id
+	if c := cmp.Compare(eb.key, ea.key); c != 0 {
 		return c
 	}
 	if c := cmpInt64(s.jobs[a].Submit, s.jobs[b].Submit); c != 0 {
@@ -151,8 +181,13 @@ func (s *Sim) indexRemove(id JobID) {
 	if x == nil || int(id) >= len(x.where) || x.where[id] == listNone {
 		return
 	}
-	x.users[s.slot(id)].stale[x.where[id]]++
+	u := &x.users[s.slot(id)]
+	u.stale[x.where[id]]++
 	x.where[id] = listNone
+	if !u.dirty {
+		u.dirty = true
+		x.dirty = append(x.dirty, int32(s.slot(id)))
+	}
 }
 
 func (x *prioIndex) grow(n int) {
@@ -165,8 +200,9 @@ func (x *prioIndex) grow(n int) {
 	x.taken = append(x.taken, make([]uint32, n-len(x.taken))...)
 }
 
-// prepare moves the jobs that reached the age cap to their user's capped
-// list and drops stale entries where they outnumber live ones.
+// prepareIndex moves the jobs that reached the age cap to their user's
+// capped list and, for the users with entries gone stale since the last
+// call, drops stale entries where they outnumber live ones.
 func (s *Sim) prepareIndex() {
 	x := s.idx
 	for len(x.cross) > 0 && x.cross[0].at <= s.now {
@@ -177,8 +213,9 @@ func (s *Sim) prepareIndex() {
 		s.indexRemove(id)
 		s.indexAdd(id) // now capped: indexAdd decides by the same rule
 	}
-	for a := len(x.active) - 1; a >= 0; a-- { // backwards: a user may leave active
-		u := &x.users[x.active[a]]
+	for _, i := range x.dirty {
+		u := &x.users[i]
+		u.dirty = false
 		for k := listUncapped; k <= listCapped; k++ {
 			l := u.lists[k]
 			if u.stale[k] == 0 {
@@ -188,34 +225,44 @@ func (s *Sim) prepareIndex() {
 			// there at once (amortised O(1) per job), the rest when they
 			// are half the list.
 			h := 0
-			for h < len(l) && x.where[l[h]] != k {
+			for h < len(l) && x.where[l[h].id] != k {
 				h++
 			}
 			l, u.stale[k] = l[h:], u.stale[k]-h
 			if u.stale[k] > 0 && 2*u.stale[k] >= len(l) {
-				l = slices.DeleteFunc(l, func(id JobID) bool { return x.where[id] != k })
+				l = slices.DeleteFunc(l, func(e entry) bool { return x.where[e.id] != k })
 				u.stale[k] = 0
 			}
 			u.lists[k] = l
 		}
-		if len(u.lists[listUncapped])+len(u.lists[listCapped]) == 0 {
-			last := x.active[len(x.active)-1]
-			x.active[a], x.users[last].pos = last, int32(a)
+		if len(u.lists[listUncapped])+len(u.lists[listCapped]) == 0 && u.pos >= 0 {
+			a, last := u.pos, x.active[len(x.active)-1]
+			x.active[a], x.users[last].pos = last, a
 			x.active = x.active[:len(x.active)-1]
 			u.pos = -1
+			s.dropBound(int(i))
 		}
 	}
+	x.dirty = x.dirty[:0]
 }
 
 // passIter yields the indexed jobs in exactly order's order (ghosts
 // excluded), with their priorities, for one scheduling pass. Jobs that
 // start or leave during the pass are no longer yielded; none are added.
+// Users are evaluated lazily, in the order of their bounds (bound.go).
 type passIter struct {
 	s     *Sim
 	total float64
-	heap  []int32   // user slots with a candidate, by their candidate
+	heap  []int32   // evaluated user slots with a candidate, by their candidate
 	cand  []JobID   // per slot: its next job
 	prio  []float64 // per slot: that job's priority
+	scan  [2]int    // users prioIndex.orders[k][:scan[k]] are evaluated
+	shift float64   // ageShift: what the uncapped bounds leave out
+	// ref marks a reference pass (Sim.reference): sorted is the whole
+	// queue by a full sort (order), at the next index in it.
+	ref    bool
+	sorted []JobID
+	at     int
 }
 
 // byPriority returns an iterator over the pending jobs (ghosts
@@ -236,18 +283,10 @@ func (s *Sim) byPriority() *passIter {
 		s.scratch.fs = make([]float64, s.users+s.users/2+1)
 		s.scratch.fsGen = make([]uint64, len(s.scratch.fs))
 	}
-	for _, i := range x.active {
-		u := &x.users[i]
-		u.cur = [3]int{}
-		if len(u.lists[listUncapped])+len(u.lists[listCapped]) == u.stale[listUncapped]+u.stale[listCapped] {
-			continue
-		}
-		if it.advance(int(i)) {
-			it.heap = append(it.heap, i)
-		}
-	}
-	for i := len(it.heap)/2 - 1; i >= 0; i-- {
-		it.down(i)
+	s.refreshBounds()
+	it.shift = s.ageShift()
+	if s.reference {
+		it.ref, it.sorted = true, slices.DeleteFunc(slices.Clone(s.order()), s.ghost)
 	}
 	return it
 }
@@ -273,24 +312,24 @@ func (it *passIter) advance(i int) bool {
 	for k := listUncapped; k <= listCapped; k++ {
 		l := u.lists[k]
 		c := u.cur[k]
-		for c < len(l) && (x.where[l[c]] != k || x.taken[l[c]] == x.gen) {
+		for c < len(l) && (x.where[l[c].id] != k || x.taken[l[c].id] == x.gen) {
 			c++
 		}
 		u.cur[k] = c
 		if c == len(l) {
 			continue
 		}
-		lo := x.key[l[c]] - it.band(x.key[l[c]])
+		lo := l[c].key - it.band(l[c].key)
 		prev := NoJob // the last job evaluated: a job with the same inputs has the same priority and comes later
-		for m := c; m < len(l) && x.key[l[m]] >= lo; m++ {
-			id := l[m]
+		for m := c; m < len(l) && l[m].key >= lo; m++ {
+			id := l[m].id
 			if x.where[id] != k || x.taken[id] == x.gen {
 				continue
 			}
 			if prev != NoJob && x.key[id] == x.key[prev] && s.jobs[id].Nodes == s.jobs[prev].Nodes &&
 				(k == listCapped || s.agedFrom(id) == s.agedFrom(prev)) {
 				if k == listCapped { // the whole run of this size has prev's priority: skip it
-					m = endOfKeyRun(l, m, x.key[prev], x.key) - 1
+					m = endOfKeyRun(l, m, x.key[prev]) - 1
 				}
 				continue
 			}
@@ -341,10 +380,73 @@ func (it *passIter) down(i int) {
 	}
 }
 
+// evaluate adds the users whose bound reaches the best candidate so far
+// (all of them while there is none) to the heap at their exact
+// candidates: after it, the heap's top is the next job in order.
+func (it *passIter) evaluate() {
+	x := it.s.idx
+	for {
+		next, nb := -1, 0.0 // the order whose next unevaluated user has the largest bound
+		for k := range x.orders {
+			o := x.orders[k].slots
+			for it.scan[k] < len(o) && x.users[o[it.scan[k]]].evalGen == x.gen {
+				it.scan[k]++
+			}
+			if it.scan[k] == len(o) {
+				continue
+			}
+			b := x.users[o[it.scan[k]]].bound[k]
+			if k == 0 {
+				b += it.shift
+			}
+			if next < 0 || b > nb {
+				next, nb = k, b
+			}
+		}
+		if next < 0 || len(it.heap) > 0 && nb < it.prio[it.heap[0]] {
+			return
+		}
+		i := x.orders[next].slots[it.scan[next]]
+		it.scan[next]++
+		u := &x.users[i]
+		u.evalGen, u.cur = x.gen, [3]int{}
+		it.s.work.UsersEvaluated++
+		if it.advance(int(i)) {
+			it.heap = append(it.heap, i)
+			it.up(len(it.heap) - 1)
+		}
+	}
+}
+
+func (it *passIter) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !it.less(i, p) {
+			return
+		}
+		it.heap[i], it.heap[p] = it.heap[p], it.heap[i]
+		i = p
+	}
+}
+
 // next returns the next job and its priority, or false when none is left.
 func (it *passIter) next() (JobID, float64, bool) {
 	x := it.s.idx
-	for len(it.heap) > 0 {
+	if it.ref {
+		for it.at < len(it.sorted) {
+			id := it.sorted[it.at]
+			it.at++
+			if it.s.st.get(id).status == statusPending { // not started or left since
+				return id, it.s.scratch.prio[id], true
+			}
+		}
+		return NoJob, 0, false
+	}
+	for {
+		it.evaluate()
+		if len(it.heap) == 0 {
+			return NoJob, 0, false
+		}
 		i := it.heap[0]
 		id, p := it.cand[i], it.prio[i]
 		x.taken[id] = x.gen
@@ -361,14 +463,13 @@ func (it *passIter) next() (JobID, float64, bool) {
 		}
 		return id, p, true
 	}
-	return NoJob, 0, false
 }
 
 // endOfKeyRun returns the end of the run of key from m on in l (sorted by
 // key descending): the first index whose key is below it.
-func endOfKeyRun(l []JobID, m int, key float64, keys []float64) int {
-	n, _ := slices.BinarySearchFunc(l[m:], key, func(id JobID, k float64) int {
-		if keys[id] >= k {
+func endOfKeyRun(l []entry, m int, key float64) int {
+	n, _ := slices.BinarySearchFunc(l[m:], key, func(e entry, k float64) int {
+		if e.key >= k {
 			return -1
 		}
 		return 1

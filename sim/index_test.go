@@ -145,9 +145,10 @@ func TestWork_BoundedWhenOverloaded(t *testing.T) {
 
 // TestBackfill_MaxJobUser: with bf_max_job_user, a backfill pass plans at
 // most that many jobs of each user (3 users here); without it, every
-// pending job (299: the first one runs).
+// pending job (299: the first one runs, leaving a node free that none of
+// the others fits, so no pass stops early).
 func TestBackfill_MaxJobUser(t *testing.T) {
-	cfg := simtest.Cluster(4)
+	cfg := simtest.Cluster(5)
 	cfg.Backfill.ResolutionSec = 60
 	var jobs []sim.Job
 	for i := range int64(300) {
@@ -174,4 +175,37 @@ func TestBackfill_MaxJobUser(t *testing.T) {
 			t.Errorf("bf_max_job_user %d: at most %d jobs planned in a pass, want %d", limit, w.BackfillMaxTested, want)
 		}
 	}
+}
+
+// TestProperty_ScheduleEqualsReference: on random workloads (every
+// priority factor, limits, capacity steps, cancellations), the schedule
+// is the one of the plain passes (a full sort of the queue at every pass,
+// backfill passes that never stop early): the index, its bounds and the
+// early stop change the cost, not the result.
+func TestProperty_ScheduleEqualsReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg, jobs := genWorkload(t, allFeatures)
+		run := func(ref bool) []int64 {
+			s, err := sim.New(cfg, jobs, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ref {
+				sim.ForceReference(s)
+			}
+			if err := s.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			var out []int64
+			for id := range jobs {
+				st, _ := s.Started(sim.JobID(id))
+				en, _ := s.Ended(sim.JobID(id))
+				out = append(out, st, en)
+			}
+			return out
+		}
+		if got, want := run(false), run(true); !slices.Equal(got, want) {
+			t.Fatalf("schedule (start, end per job) %v, reference %v", got, want)
+		}
+	})
 }

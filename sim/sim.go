@@ -32,7 +32,7 @@ type jobState struct {
 	start  int64 // Unix seconds; valid when running or done
 	end    int64 // Unix seconds; valid when done or left
 	elig   int64 // when the job became eligible (age counts from here)
-	pos    int32 // index in Sim.pending while pending
+	pos    int32 // index in Sim.pending while pending, in Sim.running while running
 	status status
 }
 
@@ -60,9 +60,13 @@ type Sim struct {
 	// forceSteps plans backfill on the step list even where the slot grid
 	// applies (a test hook: both must plan alike).
 	forceSteps bool
-	running    []JobID // running jobs, unordered
-	busy       int     // nodes held by running jobs
-	capacity   int     // usable nodes now
+	// reference runs every pass the plain way, as a reference for tests:
+	// a full sort of the queue instead of the index and its bounds, and
+	// backfill passes that never stop early.
+	reference bool
+	running   []JobID // running jobs, unordered
+	busy      int     // nodes held by running jobs
+	capacity  int     // usable nodes now
 
 	dependents map[JobID][]JobID // After -> jobs waiting on it (shared; copy-on-write in Submit)
 

@@ -16,6 +16,7 @@ type slotPlan struct {
 	now, res int64
 	free     []int   // per slot
 	failed   []shape // shapes that fit nowhere, none dominating another
+	zero     int     // the first slot with no node free (len(free) if none)
 }
 
 // shape is a job's nodes and length in slots.
@@ -67,5 +68,19 @@ func (p *slotPlan) reserve(nodes int, at, dur int64) {
 	end := min(k+int(min(ceilDiv(dur, p.res), int64(len(p.free)))), len(p.free))
 	for i := k; i < end; i++ {
 		p.free[i] -= nodes
+		if p.free[i] < 1 && i < p.zero {
+			p.zero = i
+		}
 	}
+}
+
+func (p *slotPlan) blockedAt() (int64, bool) {
+	return p.now + int64(p.zero)*p.res, p.zero < len(p.free)
+}
+
+func (p *slotPlan) freeNow() int {
+	if len(p.free) == 0 {
+		return 0
+	}
+	return p.free[0]
 }

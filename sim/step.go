@@ -186,16 +186,6 @@ func (s *Sim) leave(id JobID) {
 	s.release(id)
 }
 
-// removeID deletes id from list, keeping the order of the others.
-func removeID(list []JobID, id JobID) []JobID {
-	for i, x := range list {
-		if x == id {
-			return append(list[:i], list[i+1:]...)
-		}
-	}
-	return list
-}
-
 // addRunning counts a job that starts running: busy nodes, its user's
 // running jobs and nodes, and the running list.
 func (s *Sim) addRunning(id JobID) {
@@ -209,6 +199,7 @@ func (s *Sim) addRunning(id JobID) {
 		}
 		s.userNodes[u] += j.Nodes
 	}
+	s.st.mut(id).pos = int32(len(s.running)) // a running job's index in running
 	s.running = append(s.running, id)
 }
 
@@ -226,5 +217,8 @@ func (s *Sim) dropRunning(id JobID) {
 			s.busyPos[u] = -1
 		}
 	}
-	s.running = removeID(s.running, id)
+	i, last := s.st.get(id).pos, s.running[len(s.running)-1] // the last one takes its place
+	s.running[i] = last
+	s.st.mut(last).pos = i
+	s.running = s.running[:len(s.running)-1]
 }

@@ -12,11 +12,23 @@ type Work struct {
 	MainTested  int64 `json:"main_tested"`
 	MainStarted int64 `json:"main_started"`
 	// BackfillPasses counts backfill passes, BackfillTested the jobs they
-	// planned (at most Backfill.MaxJobTest each, when set), and
-	// BackfillMaxTested the most one pass planned.
+	// tested (at most Backfill.MaxJobTest each, when set: Slurm's count,
+	// planned or not, see BackfillSkipped), and BackfillMaxTested the
+	// most one pass tested.
 	BackfillPasses    int64 `json:"backfill_passes"`
 	BackfillTested    int64 `json:"backfill_tested"`
 	BackfillMaxTested int   `json:"backfill_max_tested"`
+	// BackfillStopped counts passes that stopped early because no
+	// node was left free now: none of the jobs after could start.
+	BackfillStopped int64 `json:"backfill_stopped"`
+	// BackfillSkipped counts tested jobs a pass did not plan: too long to
+	// start before the first time no node is free, so that neither they
+	// nor their reservations could change what starts now.
+	BackfillSkipped int64 `json:"backfill_skipped"`
+	// UsersEvaluated counts the users whose best job a pass (main or
+	// backfill) evaluated at its exact priority: those whose bound reached
+	// the jobs the pass looked at (bound.go).
+	UsersEvaluated int64 `json:"users_evaluated"`
 	// MaxPending is the most jobs pending (eligible, queued) at once.
 	MaxPending int `json:"max_pending"`
 }

@@ -233,8 +233,8 @@ func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 	fmt.Fprintf(g.stdout, "replayed %d jobs on %d nodes: %d events in %.3f s (%.0f events/s)\n",
 		sum.Jobs, sum.Nodes, sum.Events, sum.WallSec, sum.EventsPerSec)
 	w := sum.Work
-	fmt.Fprintf(g.stdout, "passes: %d main (%d jobs looked at), %d backfill (%d jobs planned, at most %d in one); at most %d jobs pending at once\n",
-		w.MainPasses, w.MainTested, w.BackfillPasses, w.BackfillTested, w.BackfillMaxTested, w.MaxPending)
+	fmt.Fprintf(g.stdout, "passes: %d main (%d jobs looked at), %d backfill (%d jobs tested, at most %d in one; %d planned, %d passes stopped early); %d users evaluated; at most %d jobs pending at once\n",
+		w.MainPasses, w.MainTested, w.BackfillPasses, w.BackfillTested, w.BackfillMaxTested, w.BackfillTested-w.BackfillSkipped, w.BackfillStopped, w.UsersEvaluated, w.MaxPending)
 	fmt.Fprintf(g.stdout, "waits of %d jobs that ran: MAE %.2f h, median |error| %.2f h, Spearman %.3f, within 2x %.1f%%\n",
 		sum.Compared, sum.WaitMAESec/3600, sum.WaitMedianAbsErrSec/3600, sum.WaitSpearman, 100*sum.Within2x)
 	for _, m := range sum.PerMonth {
