@@ -8,6 +8,7 @@ import (
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newSimCommand(g *globalOptions) *cobra.Command {
@@ -16,7 +17,7 @@ func newSimCommand(g *globalOptions) *cobra.Command {
 		Short:   "Simulate the scheduler on a trace",
 		GroupID: "sim",
 	}
-	cmd.AddCommand(newSimReplayCommand(g))
+	cmd.AddCommand(newSimReplayCommand(g), newSimStartsCommand(g))
 	return cmd
 }
 
@@ -37,7 +38,12 @@ center decides whether to trust the simulator for its cluster.
 			return runSimReplay(cmd, g)
 		},
 	}
-	f := cmd.Flags()
+	addReplayFlags(cmd.Flags())
+	return cmd
+}
+
+// addReplayFlags adds the flags of a replay (the sim section) to f.
+func addReplayFlags(f *pflag.FlagSet) {
 	d := defaultConfig().Sim
 	f.String("trace", "", "trace file (Parquet, from mirage ingest); required")
 	f.String("profile", d.Profile, "base configuration: default, mirage-compat, ls6 (ls6 also turns on --infer-deps and --infer-capacity unless they are given)")
@@ -58,7 +64,6 @@ center decides whether to trust the simulator for its cluster.
 	f.String("from", "", "first submission to replay (YYYY-MM-DD or RFC 3339, in --tz)")
 	f.String("to", "", "end of the submissions to replay (exclusive)")
 	f.String("tz", d.TZ, "IANA zone of --from, --to and the per-month figures")
-	return cmd
 }
 
 // simConfig resolves the simulator configuration from the sim section.
@@ -138,35 +143,48 @@ type replaySummary struct {
 	Work sim.Work `json:"work"`
 }
 
-func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
-	c := g.cfg.Sim
+// replaySetup is a trace made ready to replay: the simulator
+// configuration, the trace's jobs and the simulator's (with inferred
+// dependencies and capacity when asked), and the zone of the times.
+type replaySetup struct {
+	cfg   sim.Config
+	tjobs []trace.Job
+	jobs  []sim.Job
+	conv  sim.Conversion
+	opts  sim.FromTraceOptions
+	loc   *time.Location
+}
+
+// prepareReplay reads the sim section's trace and builds what a replay
+// needs; name is the command, for messages.
+func prepareReplay(cmd *cobra.Command, c *SimConfig, name string) (*replaySetup, error) {
 	if c.Trace == "" {
-		return usagef("sim replay: --trace is required")
+		return nil, usagef("%s: --trace is required", name)
 	}
-	cfg, err := simConfig(c)
+	cfg, err := simConfig(*c)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	loc, err := time.LoadLocation(c.TZ)
 	if err != nil {
-		return usagef("--tz %q: %w", c.TZ, err)
+		return nil, usagef("--tz %q: %w", c.TZ, err)
 	}
 	tjobs, err := trace.ReadAll(c.Trace)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	opts := sim.FromTraceOptions{MaxNodes: cfg.Nodes}
 	if c.From != "" {
 		t, err := parseWhen(c.From, loc)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		opts.From = t.Unix()
 	}
 	if c.To != "" {
 		t, err := parseWhen(c.To, loc)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		opts.To = t.Unix()
 	}
@@ -185,13 +203,23 @@ func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 	}
 	jobs, conv, err := sim.FromTrace(tjobs, opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if c.InferCapacity {
-		if cfg.Capacity, err = inferCapacity(tjobs, jobs, opts, cfg, c); err != nil {
-			return err
+		if cfg.Capacity, err = inferCapacity(tjobs, jobs, opts, cfg, *c); err != nil {
+			return nil, err
 		}
 	}
+	return &replaySetup{cfg: cfg, tjobs: tjobs, jobs: jobs, conv: conv, opts: opts, loc: loc}, nil
+}
+
+func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
+	c := g.cfg.Sim
+	rs, err := prepareReplay(cmd, &c, "sim replay")
+	if err != nil {
+		return err
+	}
+	cfg, jobs, conv, loc := rs.cfg, rs.jobs, rs.conv, rs.loc
 	sum := replaySummary{Jobs: len(jobs), Nodes: cfg.Nodes, Conversion: conv, Config: cfg, CapacitySteps: len(cfg.Capacity)}
 	if c.InferDeps {
 		sum.InferredDependencies = &conv.Inference

@@ -168,6 +168,10 @@ type SimConfig struct {
 	CapacityMinPending time.Duration `mapstructure:"capacity_min_pending"`
 	// CapacityLookahead selects the non-causal capacity inference.
 	CapacityLookahead bool `mapstructure:"capacity_lookahead"`
+	// RuntimeModel and Output are sim starts': a run-time model
+	// directory (train --model runtime) and the output directory.
+	RuntimeModel string `mapstructure:"runtime_model"`
+	Output       string `mapstructure:"output"`
 }
 
 // IngestConfig configures `mirage ingest`.
