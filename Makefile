@@ -6,8 +6,6 @@ BIN      := bin/mirage
 VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 OUT      ?= out
-JOBS     ?= 30000
-SEED     ?= 1
 
 # XGBOOST_PREFIX: link the libxgboost installed under this prefix (for
 # example a CUDA build on GPU nodes) instead of the system one; see README
@@ -29,12 +27,26 @@ setup:
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/mirage
 
-## run: the main job: synth -> ingest -> features -> train forest and xgboost
-## -> evaluate (baselines, oracle, models) -> report; prints report.html's path.
-## `make run TRACE=path [TZ=zone] [NODES=n]` runs it on your own trace.
+## run: the main job, a cached pipeline (mirage pipeline run) of the built-in
+## synthetic study (mirage study show synth): synth + ingest -> features ->
+## train forest, xgboost, estimate, estimate-rt and a DQN -> predict ->
+## evaluate (baselines, oracle, models, sweeps) -> report; prints
+## report.html's path. A second run is all cache hits.
+## `make run TRACE=path [TZ=zone] [NODES=n]` ingests your trace, proposes a
+## study for it (OUT/NAME.yaml, kept once written: edit it and rerun) and runs it.
+TRACE_NAME = $(firstword $(subst ., ,$(notdir $(TRACE))))
+RUN_LOG   ?= --log-level info
 run: setup build
-	@BIN=$(BIN) OUT=$(OUT) JOBS=$(JOBS) SEED=$(SEED) TRACE="$(TRACE)" \
-	  ZONE="$(if $(TRACE),$(TZ))" NODES="$(NODES)" scripts/run.sh
+ifeq ($(TRACE),)
+	$(BIN) pipeline run synth -o $(OUT) --jobs 2 $(RUN_LOG)
+else
+	@mkdir -p "$(OUT)"
+	$(BIN) ingest --tz "$(or $(TZ),America/Chicago)" --cluster "$(TRACE_NAME)" -o "$(OUT)/$(TRACE_NAME).parquet" "$(TRACE)" $(RUN_LOG)
+	@if [ -f "$(OUT)/$(TRACE_NAME).yaml" ]; then echo "run: study $(OUT)/$(TRACE_NAME).yaml (edit it and rerun; delete it to propose a new one)"; \
+	else $(BIN) study init --trace "$(OUT)/$(TRACE_NAME).parquet" -o "$(OUT)/$(TRACE_NAME).yaml" --name "$(TRACE_NAME)" \
+	  --models-from synth $(if $(NODES),--partition-nodes $(NODES)) $(RUN_LOG); fi
+	$(BIN) pipeline run "$(OUT)/$(TRACE_NAME).yaml" --trace "$(OUT)/$(TRACE_NAME).parquet" -o "$(OUT)" --jobs 2 $(RUN_LOG)
+endif
 
 ## test: setup, go vet, and all tests
 test: setup

@@ -12,8 +12,9 @@ import (
 // submitted (Slurm) before it.
 type Executor interface {
 	// run runs, or submits, independent stages, each of which reads
-	// the stages in after; it returns their results in order. On
-	// failure it returns the results before the first failed stage.
+	// the stages in after (or, when set, those in its own after); it
+	// returns their results in order. On failure it returns the results
+	// before the first failed stage.
 	run(ctx context.Context, env *runEnv, stages []stage, after []StageResult) ([]StageResult, error)
 	// runsHere says whether a stage is finished when run returns (so
 	// its outputs can be read to key the next stages).

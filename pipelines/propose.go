@@ -19,6 +19,13 @@ type ProposeOptions struct {
 	// training, the rest after a gap of one window to validation
 	// (default 0.7).
 	TrainShare float64
+	// PartitionNodes is the partition size in nodes; 0 takes the most
+	// nodes the trace's jobs held at once.
+	PartitionNodes int
+	// ModelsFrom, when not nil, is a study whose models, policies,
+	// budget, sweep and predictions the proposal copies (otherwise no
+	// models, the default policies and a 1 h overlap budget).
+	ModelsFrom *Study
 }
 
 // Proposal is a proposed study and what was chosen, in words.
@@ -36,12 +43,13 @@ const (
 )
 
 // Propose proposes a study for a trace: the zone given, the partition
-// size from the most nodes the trace's jobs held at once, a training
+// size from the most nodes the trace's jobs held at once (or
+// o.PartitionNodes), a training
 // period over the first TrainShare of its submit span and a validation
 // period after a gap of one window, 1- and 8-node chains (8 only when
 // the partition has at least 16 nodes), warm windows with inferred
-// dependencies and capacity, the decision grid and a 1 h overlap budget.
-// It refuses a trace whose dates are relative to 1970 (an SWF file
+// dependencies and capacity, the decision grid and a 1 h overlap budget,
+// or o.ModelsFrom's models, policies, budget, sweep and predictions. It refuses a trace whose dates are relative to 1970 (an SWF file
 // without its start time) and one too short for a window in each period.
 func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 	if o.Name == "" {
@@ -120,15 +128,22 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		return nil, fmt.Errorf("%w: the trace spans %s: too short for a %s window in both periods (%d training, %d validation windows)",
 			ErrStudy, span.Round(time.Hour), window, trainWindows, valWindows)
 	}
+	if o.PartitionNodes < 0 {
+		return nil, fmt.Errorf("%w: partition nodes %d: want >= 0 (0 = the trace's peak)", ErrStudy, o.PartitionNodes)
+	}
+	nodes, nodesFrom := peak, "the most nodes the trace's jobs held at once"
+	if o.PartitionNodes > 0 {
+		nodes, nodesFrom = o.PartitionNodes, fmt.Sprintf("given (the trace's jobs held at most %d at once)", peak)
+	}
 	chains := []int{1}
-	if peak >= 16 {
+	if nodes >= 16 {
 		chains = append(chains, 8)
 	}
 	const layout = "2006-01-02T15:04:05"
 	s := &Study{
 		Name:    o.Name,
 		Trace:   TraceSpec{Zone: o.Zone},
-		Cluster: ClusterSpec{Profile: "default", Nodes: peak, InferDependencies: true, InferCapacity: true},
+		Cluster: ClusterSpec{Profile: "default", Nodes: nodes, InferDependencies: true, InferCapacity: true},
 		Chains:  ChainSpec{Nodes: chains},
 		Periods: PeriodsSpec{
 			Train:      Period{Start: start.In(loc).Format(layout), Windows: trainWindows, Stride: Duration(proposeStride)},
@@ -138,15 +153,22 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		Grid:   GridSpec{Probes: "grid"},
 		Budget: BudgetSpec{Overlap: Duration(time.Hour)},
 	}
+	if m := o.ModelsFrom; m != nil {
+		s.Models, s.Policies, s.Sweep, s.Predictions = slices.Clone(m.Models), slices.Clone(m.Policies), m.Sweep, m.Predictions
+		s.Budget = m.Budget
+	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	notes := []string{
 		fmt.Sprintf("zone %s (from the trace's ingest metadata, or UTC)", o.Zone),
-		fmt.Sprintf("partition of %d nodes: the most nodes the trace's jobs held at once", peak),
+		fmt.Sprintf("partition of %d nodes: %s", nodes, nodesFrom),
 		fmt.Sprintf("training: %d windows every %s from %s; validation: %d windows from %s, one window (%s) after training ends",
 			trainWindows, proposeStride, s.Periods.Train.Start, valWindows, s.Periods.Validation.Start, window),
 		fmt.Sprintf("chains of %v nodes; warm windows, simulator profile default with inferred dependencies and capacity; decision grid; overlap budget 1h", chains),
+	}
+	if m := o.ModelsFrom; m != nil {
+		notes = append(notes, fmt.Sprintf("models, policies, budget, sweep and predictions of study %s", m.Name))
 	}
 	return &Proposal{Study: s, Notes: notes}, nil
 }

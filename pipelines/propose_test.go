@@ -2,6 +2,8 @@ package pipelines_test
 
 import (
 	"errors"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +56,18 @@ func TestPropose(t *testing.T) {
 	}
 	if len(p.Notes) == 0 || !strings.Contains(strings.Join(p.Notes, "\n"), "9 nodes") {
 		t.Errorf("notes %q", p.Notes)
+	}
+	synth, _, err := pipelines.Builtin("synth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err = pipelines.Propose(jobs, pipelines.ProposeOptions{Name: "x", PartitionNodes: 40, ModelsFrom: synth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Study; s.Cluster.Nodes != 40 || len(s.Chains.Nodes) != 2 || !reflect.DeepEqual(s.Models, synth.Models) ||
+		!slices.Equal(s.Policies, synth.Policies) || s.Budget != synth.Budget || !s.Sweep || !s.Predictions {
+		t.Errorf("with partition nodes 40 and synth's models: %+v", s)
 	}
 	for _, tt := range []struct {
 		name string

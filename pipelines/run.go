@@ -1,6 +1,7 @@
 package pipelines
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -18,6 +19,7 @@ import (
 	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/ingest"
+	"github.com/mirage-hpc/mirage/ingest/synth"
 	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"github.com/mirage-hpc/mirage/internal/digest"
 	"github.com/mirage-hpc/mirage/reports"
@@ -51,7 +53,7 @@ type RunOptions struct {
 	// none of the others: what a Slurm job of the stage runs. The stages
 	// it reads must be finished.
 	Only string
-	// Shards > 0 runs Only sharded (features-train, evaluate): its shard
+	// Shards > 0 runs Only sharded (features-train, features-validation, evaluate): its shard
 	// Shard (0-based) of Shards, or with Merge the stage itself from its
 	// Shards finished shards. What the Slurm executor's job arrays run.
 	Shards, Shard int
@@ -99,13 +101,21 @@ type stage struct {
 	windows int
 	shard   func(ctx context.Context, i, n int, dir string) error
 	merge   func(ctx context.Context, shards []string, dir string) error
+	// after, when not nil, are the stages this one reads, in place of
+	// those its batch reads (the Slurm executor's dependencies): a DQN
+	// trained beside the tree models reads the trace, not the samples.
+	after *[]StageResult
 }
 
 // Run runs the study's stages in order, each only when its key has no
-// finished directory (or it is in Force): features of the training
-// period, each model of study.models trained on them (forest and xgboost
-// with a target, estimate, estimate-rt), the evaluation of study.policies
-// and the models on the validation period, and the report. It returns
+// finished directory (or it is in Force): the ingest of trace.inputs or
+// trace.synth (without o.Trace), features of the training period, each
+// model of study.models (forest and xgboost with a target, estimate,
+// estimate-rt trained on those features; dqn in the simulator on the
+// period's windows), with study.predictions the validation period's
+// features and each model of r's predictions on them, the evaluation of
+// study.policies and the models on the validation period (with
+// study.sweep, each model's sweep too), and the report. It returns
 // every stage's result; a failed stage leaves no meta.json, so a rerun
 // redoes it. With o.Executor a *SlurmExecutor the stale stages are
 // submitted as Slurm jobs instead, and Run returns once they are.
@@ -113,8 +123,8 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	if (o.Trace == "" && len(s.Trace.Inputs) == 0) || o.Out == "" {
-		return nil, fmt.Errorf("%w: pipeline: a trace (or the study's trace.inputs) and an output directory are required", ErrStudy)
+	if (o.Trace == "" && len(s.Trace.Inputs) == 0 && s.Trace.Synth == nil) || o.Out == "" {
+		return nil, fmt.Errorf("%w: pipeline: a trace (or the study's trace.inputs or trace.synth) and an output directory are required", ErrStudy)
 	}
 	if o.Trace != "" {
 		if err := s.CheckTrace(o.Trace); err != nil {
@@ -157,7 +167,7 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 		return nil, err
 	}
 	if slices.ContainsFunc(s.Models, func(m ModelSpec) bool { return m.Kind == "forest" || m.Kind == "xgboost" }) {
-		if err := checkFolds(trainP); err != nil { // the tree models' cross-validation
+		if err := checkFolds(trainP, cvFolds(s.Budget)); err != nil { // the tree models' cross-validation
 			return nil, err
 		}
 	}
@@ -196,33 +206,17 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 		}
 	}
 
-	feats, err := do(stage{name: "features-train", config: trainP, inputs: []string{traceKey},
-		run:     func(ctx context.Context, dir string) error { return buildFeatures(ctx, o, trainP, traceKey, dir) },
-		windows: trainP.Windows,
-		shard: func(ctx context.Context, i, n int, dir string) error {
-			return featureShard(ctx, o, trainP, i, n, dir)
-		},
-		merge: func(ctx context.Context, shards []string, dir string) error {
-			return mergeFeatures(o, trainP, traceKey, shards, dir)
-		}}, ingested...)
+	feats, err := do(featuresStage("features-train", trainP, traceKey, o), ingested...)
 	if err != nil {
 		return results, err
 	}
 	samplesPath := filepath.Join(feats.Dir, "samples.parquet")
 	modelStages := make([]stage, len(s.Models))
 	for i, m := range s.Models {
-		device := "" // keys of studies without a device stay as they were
-		if m.Kind == "xgboost" && s.Device != "cpu" {
-			device = s.Device
+		modelStages[i] = modelStage(s, m, trainP, feats, samplesPath, traceKey, o)
+		if m.Kind == "dqn" {
+			modelStages[i].after = &ingested
 		}
-		modelStages[i] = stage{name: "train-" + modelName(m), config: struct {
-			Model  ModelSpec
-			Budget BudgetSpec
-			Device string `json:",omitempty"`
-		}{m, s.Budget, device}, inputs: []string{feats.Key},
-			run: func(ctx context.Context, dir string) error {
-				return trainModel(ctx, m, s.Budget, device, samplesPath, dir, o.Logger)
-			}}
 	}
 	trained, err := ex.run(ctx, env, modelStages, []StageResult{feats})
 	results = append(results, trained...)
@@ -233,41 +227,143 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 	for i, m := range s.Models {
 		models = append(models, modelPolicy(m, filepath.Join(trained[i].Dir, modelName(m))))
 	}
+	predictions, predicted, err := predictStages(ctx, ex, env, o, valP, traceKey, ingested, trained, &results)
+	if err != nil {
+		return results, err
+	}
 	policies := slices.Clone(s.Policies)
 	if len(policies) == 0 {
 		policies = []string{"reactive", "avg", "slurm-estimate", "oracle", "oracle-cost"}
 	}
 	policies = append(policies, models...)
 	inputs := []string{traceKey}
-	for _, r := range results {
-		if r.Name != "ingest" && r.Name != "features-train" {
-			inputs = append(inputs, r.Key)
-		}
+	for _, r := range trained {
+		inputs = append(inputs, r.Key)
 	}
-	ev, err := do(stage{name: "evaluate", config: struct {
-		Protocol features.Protocol
-		Policies []string
-		Decision Duration
-	}{valP, s.Policies, s.Grid.Decision}, inputs: inputs,
-		run: func(ctx context.Context, dir string) error {
-			return runEvaluate(ctx, o, valP, policies, time.Duration(s.Grid.Decision), dir)
-		},
-		windows: valP.Windows,
-		shard: func(ctx context.Context, i, n int, dir string) error {
-			return evaluateShard(ctx, o, valP, policies, time.Duration(s.Grid.Decision), i, n, dir)
-		},
-		merge: func(ctx context.Context, shards []string, dir string) error {
-			return mergeEvaluate(o, valP, shards, dir)
-		}}, append(slices.Clone(ingested), trained...)...)
+	ev, err := do(evaluateStage(s, valP, policies, inputs, o), append(slices.Clone(ingested), trained...)...)
 	if err != nil {
 		return results, err
 	}
-	_, err = do(stage{name: "report", config: nil, inputs: []string{ev.Key},
-		run: func(ctx context.Context, dir string) error { return renderReport(ctx, ev.Dir, dir, o.Logger) }}, ev)
+	var dqns []string // the report draws their training curves
+	for i, m := range s.Models {
+		if m.Kind == "dqn" {
+			dqns = append(dqns, filepath.Join(trained[i].Dir, modelName(m)))
+		}
+	}
+	repInputs := []string{ev.Key, traceKey} // the trace: its wait-time CDF
+	for _, r := range predicted {
+		repInputs = append(repInputs, r.Key)
+	}
+	_, err = do(stage{name: "report", config: nil, inputs: repInputs,
+		run: func(ctx context.Context, dir string) error {
+			return renderReport(ctx, ev.Dir, dir, reportOptions{trace: o.Trace, predictions: predictions, dqn: dqns}, o.Logger)
+		}}, append([]StageResult{ev}, predicted...)...)
 	if err == nil && o.Only != "" && !slices.ContainsFunc(results, func(r StageResult) bool { return r.Name == o.Only }) {
 		err = fmt.Errorf("%w: pipeline: no stage %s in study %s", ErrStudy, o.Only, s.Name)
 	}
 	return results, err
+}
+
+// modelStage is the training stage of model m: a DQN reads the training
+// period of the trace, the other models the training samples (feats).
+func modelStage(s *Study, m ModelSpec, trainP features.Protocol, feats StageResult, samplesPath, traceKey string, o RunOptions) stage {
+	if m.Kind == "dqn" {
+		budget := BudgetSpec{Overlap: s.Budget.Overlap} // the CV folds are not the DQN's
+		return stage{name: "train-" + modelName(m), config: struct {
+			Model    ModelSpec
+			Budget   BudgetSpec
+			Protocol features.Protocol
+		}{m, budget, trainP}, inputs: []string{traceKey},
+			run: func(ctx context.Context, dir string) error {
+				return trainDQN(ctx, m, s.Budget, trainP, o.Trace, dir, o.Logger)
+			}}
+	}
+	device := "" // keys of studies without a device stay as they were
+	if m.Kind == "xgboost" && s.Device != "cpu" {
+		device = s.Device
+	}
+	return stage{name: "train-" + modelName(m), config: struct {
+		Model  ModelSpec
+		Budget BudgetSpec
+		Device string `json:",omitempty"`
+	}{m, s.Budget, device}, inputs: []string{feats.Key},
+		run: func(ctx context.Context, dir string) error {
+			return trainModel(ctx, m, s.Budget, device, samplesPath, dir, o.Logger)
+		}}
+}
+
+// predictStages runs, when the study asks for predictions and has models
+// of r, the features of the validation period (features-validation) and
+// a predict-NAME stage of each such model on them, appending their
+// results to *results. It returns the predictions files and the predict
+// stages' results.
+func predictStages(ctx context.Context, ex Executor, env *runEnv, o RunOptions, valP features.Protocol, traceKey string,
+	ingested, trained []StageResult, results *[]StageResult) (files []string, predicted []StageResult, err error) {
+	s := env.study
+	if !s.Predictions || !slices.ContainsFunc(s.Models, predictsR) {
+		return nil, nil, nil
+	}
+	vf, err := ex.run(ctx, env, []stage{featuresStage("features-validation", valP, traceKey, o)}, ingested)
+	*results = append(*results, vf...)
+	if err != nil {
+		return nil, nil, err
+	}
+	valSamples := filepath.Join(vf[0].Dir, "samples.parquet")
+	var stages []stage
+	var after []StageResult
+	for i, m := range s.Models {
+		if !predictsR(m) {
+			continue
+		}
+		modelDir := filepath.Join(trained[i].Dir, modelName(m))
+		stages = append(stages, stage{name: "predict-" + modelName(m), inputs: []string{vf[0].Key, trained[i].Key},
+			run: func(ctx context.Context, dir string) error { return predictModel(ctx, modelDir, valSamples, dir) }})
+		after = append(after, trained[i])
+	}
+	predicted, err = ex.run(ctx, env, stages, append(after, vf[0]))
+	*results = append(*results, predicted...)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range predicted {
+		files = append(files, filepath.Join(r.Dir, "predictions.parquet"))
+	}
+	return files, predicted, nil
+}
+
+// featuresStage is a features stage (features-train, features-validation)
+// of protocol p: its labelled samples, sharded over windows on Slurm.
+func featuresStage(name string, p features.Protocol, traceKey string, o RunOptions) stage {
+	return stage{name: name, config: p, inputs: []string{traceKey},
+		run:     func(ctx context.Context, dir string) error { return buildFeatures(ctx, o, p, traceKey, dir) },
+		windows: p.Windows,
+		shard: func(ctx context.Context, i, n int, dir string) error {
+			return featureShard(ctx, o, p, i, n, dir)
+		},
+		merge: func(ctx context.Context, shards []string, dir string) error {
+			return mergeFeatures(o, p, traceKey, shards, dir)
+		}}
+}
+
+// evaluateStage replays the policies on the validation period p.
+func evaluateStage(s *Study, p features.Protocol, policies, inputs []string, o RunOptions) stage {
+	decision := time.Duration(s.Grid.Decision)
+	return stage{name: "evaluate", config: struct {
+		Protocol features.Protocol
+		Policies []string
+		Decision Duration
+		Sweep    bool `json:",omitempty"`
+	}{p, s.Policies, s.Grid.Decision, s.Sweep}, inputs: inputs,
+		run: func(ctx context.Context, dir string) error {
+			return runEvaluate(ctx, o, p, policies, s.Sweep, decision, dir)
+		},
+		windows: p.Windows,
+		shard: func(ctx context.Context, i, n int, dir string) error {
+			return evaluateShard(ctx, o, p, policies, s.Sweep, decision, i, n, dir)
+		},
+		merge: func(ctx context.Context, shards []string, dir string) error {
+			return mergeEvaluate(o, p, shards, dir)
+		}}
 }
 
 // runParallel runs independent stages, at most o.Jobs at once, and
@@ -404,8 +500,51 @@ func ingestTrace(ctx context.Context, s *Study, dir string) error {
 			return err
 		}
 	}
-	_, err = ingest.Run(ctx, s.InputPaths(), filepath.Join(dir, "trace.parquet"), o)
+	inputs := s.InputPaths()
+	if s.Trace.Synth != nil {
+		in := filepath.Join(dir, "synth.sacct")
+		if err := writeSynth(s, loc, in); err != nil {
+			return err
+		}
+		inputs = []string{in}
+	}
+	_, err = ingest.Run(ctx, inputs, filepath.Join(dir, "trace.parquet"), o)
 	return err
+}
+
+// writeSynth writes the study's synthetic trace (trace.synth) as sacct
+// text to path, its times in loc.
+func writeSynth(s *Study, loc *time.Location, path string) error {
+	sp := s.Trace.Synth
+	opts := synth.DefaultOptions()
+	opts.Location, opts.Cluster = loc, cmpOr(s.Trace.Cluster, synth.DefaultCluster)
+	if sp.Jobs > 0 {
+		opts.Jobs = sp.Jobs
+	}
+	if sp.Seed > 0 {
+		opts.Seed = sp.Seed
+	}
+	if sp.Nodes > 0 {
+		opts.Nodes = sp.Nodes
+	}
+	if sp.Utilisation > 0 {
+		opts.Utilisation = sp.Utilisation
+	}
+	opts.Start = time.Date(2022, 11, 1, 0, 0, 0, 0, loc)
+	if sp.Start != "" {
+		t, err := time.ParseInLocation("2006-01-02T15:04:05", sp.Start, loc)
+		if err != nil {
+			return fmt.Errorf("%w: trace.synth.start: %w", ErrStudy, err)
+		}
+		opts.Start = t
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		if _, err := synth.WriteSacct(bw, opts); err != nil {
+			return fmt.Errorf("trace.synth: %w", err)
+		}
+		return bw.Flush()
+	})
 }
 
 func buildFeatures(ctx context.Context, o RunOptions, p features.Protocol, traceKey, dir string) error {
@@ -426,14 +565,23 @@ func buildFeatures(ctx context.Context, o RunOptions, p features.Protocol, trace
 		features.FileMeta{Protocol: p.Name, TraceDigest: traceKey, SimConfig: opts.Config, Options: p})
 }
 
-// cvFolds is the number of time-blocked CV folds the model stages use.
-const cvFolds = 5
+// defaultCVFolds is the number of time-blocked CV folds the model
+// stages use when the study's budget.cv_folds is 0.
+const defaultCVFolds = 5
+
+// cvFolds is the study's budget.cv_folds, or defaultCVFolds.
+func cvFolds(b BudgetSpec) int {
+	if b.CVFolds > 0 {
+		return b.CVFolds
+	}
+	return defaultCVFolds
+}
 
 // checkFolds checks, before any work, that the training period's windows
-// make cvFolds time-blocked folds with a gap of one window span (what
+// make folds time-blocked folds with a gap of one window span (what
 // the tree models' cross-validation needs; the estimates use time blocks
 // without a gap).
-func checkFolds(p features.Protocol) error {
+func checkFolds(p features.Protocol, folds int) error {
 	loc, err := time.LoadLocation(p.TZ)
 	if err != nil {
 		return err
@@ -447,115 +595,30 @@ func checkFolds(p features.Protocol) error {
 	for i := range ids {
 		ids[i], starts[i] = int32(i), start.Add(time.Duration(i)*p.Interval).Unix()
 	}
-	if _, err := train.BlockedFolds(ids, starts, cvFolds, int64((p.Warmup+p.Workload)/time.Second)); err != nil {
+	if _, err := train.BlockedFolds(ids, starts, folds, int64((p.Warmup+p.Workload)/time.Second)); err != nil {
 		return fmt.Errorf("%w: periods.train: %d windows every %s cannot make %d cross-validation folds %s apart: %w (use more windows or a longer stride)",
-			ErrStudy, p.Windows, p.Interval, cvFolds, p.Warmup+p.Workload, err)
+			ErrStudy, p.Windows, p.Interval, folds, p.Warmup+p.Workload, err)
 	}
 	return nil
 }
 
-// checkModel checks a study's model spec.
-func checkModel(m ModelSpec) error {
-	switch m.Kind {
-	case "forest", "xgboost":
-		if _, err := train.ParseTarget(cmpOr(m.Target, "r")); err != nil {
-			return fmt.Errorf("%w: models: %s: %w", ErrStudy, m.Kind, err)
-		}
-	case "estimate", "estimate-rt":
-		if m.Target != "" {
-			return fmt.Errorf("%w: models: %s takes no target", ErrStudy, m.Kind)
-		}
-	default:
-		return fmt.Errorf("%w: models: kind %q: want forest, xgboost, estimate or estimate-rt (dqn is not a pipeline stage yet)", ErrStudy, m.Kind)
-	}
-	return nil
-}
-
-func cmpOr(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
-}
-
-func modelName(m ModelSpec) string {
-	if m.Target == "" {
-		return m.Kind
-	}
-	return m.Kind + "-" + m.Target
-}
-
-// modelPolicy is the evaluate policy of a trained model directory.
-func modelPolicy(m ModelSpec, dir string) string {
-	if strings.HasPrefix(m.Kind, "estimate") {
-		return "slurm-estimate:" + dir
-	}
-	return m.Kind + ":" + dir
-}
-
-// trainModel trains m on samples into dir/NAME; device (xgboost only) is
-// the study's: "" is the CPU.
-func trainModel(ctx context.Context, m ModelSpec, b BudgetSpec, device, samples, dir string, log *slog.Logger) error {
-	s, meta, err := train.ReadSamples(ctx, samples)
-	if err != nil {
-		return err
-	}
-	budget := time.Duration(b.Overlap).Hours()
-	if budget == 0 {
-		budget = train.DefaultOverlapBudgetH
-	}
-	out := filepath.Join(dir, modelName(m))
-	if strings.HasPrefix(m.Kind, "estimate") {
-		_, err := train.RunEstimate(s, meta, out, train.Options{Target: train.Target(m.Kind), OverlapBudgetH: budget, K: cvFolds})
-		return err
-	}
-	kind, err := train.ParseKind(m.Kind)
-	if err != nil {
-		return err
-	}
-	target, err := train.ParseTarget(cmpOr(m.Target, "r"))
-	if err != nil {
-		return err
-	}
-	params := train.DefaultParams(kind)
-	if device != "" {
-		if params.Device, err = resolveDevice(device, log); err != nil {
-			return err
-		}
-	}
-	_, err = train.Run(ctx, s, meta, out, train.Options{Params: params, Target: target, OverlapBudgetH: budget, K: cvFolds})
-	return err
-}
-
-// resolveDevice parses the study's device and checks it against the
-// linked libxgboost: cuda without CUDA fails; auto without CUDA trains on
-// the CPU after one log line.
-func resolveDevice(s string, log *slog.Logger) (train.Device, error) {
-	d, err := train.ParseDevice(s)
-	if err != nil {
-		return 0, fmt.Errorf("%w: device: %w", ErrStudy, err)
-	}
-	if d == train.DeviceCPU {
-		return d, nil
-	}
-	lib, cuda, err := train.LibraryCUDA()
-	if err != nil {
-		return 0, fmt.Errorf("device %s: %w", s, err)
-	}
-	r, fallback, err := train.ResolveDevice(d, lib, cuda)
-	if err != nil {
-		return 0, fmt.Errorf("device %s: %w", s, err)
-	}
-	if fallback {
-		log.Info("device auto: libxgboost has no CUDA, training on the CPU", "libxgboost", lib.String())
-	}
-	return r, nil
-}
-
-func runEvaluate(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, decision time.Duration, dir string) error {
+// parsePolicies parses the evaluated policies, with the models' sweeps
+// when sweep is set.
+func parsePolicies(policyList []string, sweep bool) ([]evaluate.Policy, error) {
 	policies, err := evaluate.ParsePolicies(strings.Join(policyList, ","), nil, 0)
 	if err != nil {
-		return fmt.Errorf("%w: policies: %w", ErrStudy, err)
+		return nil, fmt.Errorf("%w: policies: %w", ErrStudy, err)
+	}
+	if sweep {
+		policies = evaluate.SweepModels(policies)
+	}
+	return policies, nil
+}
+
+func runEvaluate(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, sweep bool, decision time.Duration, dir string) error {
+	policies, err := parsePolicies(policyList, sweep)
+	if err != nil {
+		return err
 	}
 	tjobs, err := trace.ReadAll(o.Trace)
 	if err != nil {
@@ -575,7 +638,20 @@ func runEvaluate(ctx context.Context, o RunOptions, p features.Protocol, policyL
 	return evaluate.WriteDir(dir, m, res.Rows)
 }
 
-func renderReport(ctx context.Context, evalDir, dir string, log *slog.Logger) error {
+// reportOptions are what the report draws beside the evaluation: the
+// trace's wait-time CDF (trace), predicted vs actual r
+// (predictions files) and the DQNs' training curves (model
+// directories).
+type reportOptions struct {
+	trace       string
+	predictions []string
+	dqn         []string
+}
+
+// predictionsNote is the caption note of the predicted-vs-actual figure.
+const predictionsNote = "Predictions are on the validation windows' samples (out of sample)."
+
+func renderReport(ctx context.Context, evalDir, dir string, ro reportOptions, log *slog.Logger) error {
 	for _, f := range []string{"metrics.json", "windows.csv"} {
 		b, err := os.ReadFile(filepath.Join(evalDir, f))
 		if err != nil {
@@ -586,7 +662,10 @@ func renderReport(ctx context.Context, evalDir, dir string, log *slog.Logger) er
 		}
 	}
 	opts := reports.DefaultOptions()
-	opts.Logger = log
+	opts.Logger, opts.Trace, opts.Predictions, opts.DQN = log, ro.trace, ro.predictions, ro.dqn
+	if len(ro.predictions) > 0 {
+		opts.PredictionsNote = predictionsNote
+	}
 	_, err := reports.Render(ctx, dir, opts)
 	return err
 }

@@ -156,6 +156,13 @@ func TestRun_BadStudy(t *testing.T) {
 		"Policy": func(s *pipelines.Study) { s.Policies = append(s.Policies, "psychic") },
 		"Folds":  func(s *pipelines.Study) { s.Periods.Train.Windows = 3 },
 		"Twice":  func(s *pipelines.Study) { s.Models = append(s.Models, s.Models[0]) },
+		"DQNTarget": func(s *pipelines.Study) {
+			s.Models = append(s.Models, pipelines.ModelSpec{Kind: "dqn", Target: "r"})
+		},
+		"DQNField": func(s *pipelines.Study) {
+			s.Models = append(s.Models, pipelines.ModelSpec{Kind: "dqn", DQN: map[string]any{"learning_speed": 2}})
+		},
+		"EpisodesOfForest": func(s *pipelines.Study) { s.Models[0].Episodes = 3 },
 	} {
 		s := smallStudy(2)
 		mutate(s)
@@ -245,4 +252,69 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestRun_DQNAndPredictions: a study with a DQN, a model of r, sweep and
+// predictions trains the DQN as a stage keyed by the training period
+// (not by the samples), evaluates it as dqn:DIR, predicts r on the
+// validation samples and draws both in the report; changing only the
+// validation period reruns only features-validation, predict, evaluate
+// and report.
+func TestRun_DQNAndPredictions(t *testing.T) {
+	dir := t.TempDir()
+	tr := smallTrace(t, dir)
+	out := filepath.Join(dir, "out")
+	study := func(valWindows int) *pipelines.Study {
+		s := smallStudy(valWindows)
+		s.Models = []pipelines.ModelSpec{{Kind: "forest"}, {Kind: "dqn", Episodes: 4,
+			DQN: map[string]any{"hidden": []int{16, 8}, "stats_episodes": 2, "valid_episodes": 1, "bias_episodes": 4}}}
+		s.Sweep, s.Predictions = true, true
+		return s
+	}
+	run := func(s *pipelines.Study) []pipelines.StageResult {
+		t.Helper()
+		res, err := pipelines.Run(context.Background(), s, pipelines.RunOptions{Trace: tr, Out: out, Version: "test", Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	ran := func(res []pipelines.StageResult) []string {
+		var names []string
+		for _, r := range res {
+			if !r.Cached {
+				names = append(names, r.Name)
+			}
+		}
+		return names
+	}
+	first := run(study(2))
+	want := []string{"features-train", "train-forest", "train-dqn", "features-validation", "predict-forest", "evaluate", "report"}
+	if got := ran(first); !slices.Equal(got, want) {
+		t.Fatalf("first run ran %v, want %v", got, want)
+	}
+	stages := map[string]pipelines.StageResult{}
+	for _, r := range first {
+		stages[r.Name] = r
+	}
+	for _, f := range []string{"train-dqn/dqn/model.safetensors", "train-dqn/dqn/model.onnx", "train-dqn/dqn/curve.csv",
+		"predict-forest/predictions.parquet", "report/report.html", "report/dqn-curve-dqn.png", "report/predicted-vs-actual.png"} {
+		stage, name, _ := strings.Cut(f, "/")
+		if _, err := os.Stat(filepath.Join(stages[stage].Dir, name)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	metrics := string(readFile(t, filepath.Join(stages["evaluate"].Dir, "metrics.json")))
+	for _, policy := range []string{`"dqn:` + filepath.Join(stages["train-dqn"].Dir, "dqn"), `"forest:`, `@θ=`} {
+		if !strings.Contains(metrics, policy) {
+			t.Errorf("metrics.json has no policy %s", policy)
+		}
+	}
+	if got := ran(run(study(2))); len(got) != 0 {
+		t.Errorf("second run ran %v", got)
+	}
+	want = []string{"features-validation", "predict-forest", "evaluate", "report"}
+	if got := ran(run(study(1))); !slices.Equal(got, want) {
+		t.Errorf("validation changed: ran %v, want %v", got, want)
+	}
 }

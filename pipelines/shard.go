@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mirage-hpc/mirage/evaluate"
@@ -19,7 +18,7 @@ import (
 	"github.com/mirage-hpc/mirage/trace"
 )
 
-// A sharded stage (features-train, evaluate under the Slurm executor with
+// A sharded stage (features-train, features-validation, evaluate under the Slurm executor with
 // slurm.shards > 1) runs as n shards, each over a contiguous run of the
 // windows (shardWindows) and every chain size, into
 // OUT/shards/STAGE-KEY16/I-of-N/ (shard.gob, then done), and a merge
@@ -194,10 +193,10 @@ func mergeFeatures(o RunOptions, p features.Protocol, traceKey string, shards []
 
 // evaluateShard replays shard i of n of p's windows into dir/shard.gob:
 // the rows of each chain size, window ids of the whole period.
-func evaluateShard(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, decision time.Duration, i, n int, dir string) error {
-	policies, err := evaluate.ParsePolicies(strings.Join(policyList, ","), nil, 0)
+func evaluateShard(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, sweep bool, decision time.Duration, i, n int, dir string) error {
+	policies, err := parsePolicies(policyList, sweep)
 	if err != nil {
-		return fmt.Errorf("%w: policies: %w", ErrStudy, err)
+		return err
 	}
 	jobs, fo, err := prepare(o, p)
 	if err != nil {

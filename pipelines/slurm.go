@@ -51,7 +51,7 @@ func ExecCommand(ctx context.Context, name string, args ...string) ([]byte, erro
 // NAME.json (the job: SlurmJob), logs/NAME-JOBID.log (the job's output)
 // and NAME.JOBID.exit (the exit status the job wrote); and the study the
 // jobs read, study-HASH.yaml (trace.inputs made absolute). A sharded
-// stage (slurm.shards > 1: features-train, evaluate) is a job array,
+// stage (slurm.shards > 1: features-train, features-validation, evaluate) is a job array,
 // NAME-shards.sh with logs/NAME-shards-JOBID_TASK.log, writing
 // OUT/shards/NAME-KEY16/I-of-N/, and then NAME.sh, the job that merges
 // them.
@@ -132,14 +132,18 @@ func (e *SlurmExecutor) run(ctx context.Context, env *runEnv, stages []stage, af
 	if env.o.DryRun || env.o.Only != "" {
 		return localExecutor{}.run(ctx, env, stages, after)
 	}
-	var deps []string
-	for _, a := range after {
-		if a.Job != nil {
-			deps = append(deps, a.Job.ID)
-		}
-	}
 	var out []StageResult
 	for _, st := range stages {
+		reads := after
+		if st.after != nil { // a stage that reads less than the batch (train-dqn: the trace only)
+			reads = *st.after
+		}
+		var deps []string
+		for _, a := range reads {
+			if a.Job != nil {
+				deps = append(deps, a.Job.ID)
+			}
+		}
 		res, err := e.stage(ctx, env, st, deps)
 		if err != nil {
 			return out, fmt.Errorf("pipeline: stage %s: %w", st.name, err)

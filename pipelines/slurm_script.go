@@ -41,7 +41,7 @@ func (sp *SlurmSpec) validate() error {
 }
 
 // stageKind is the kind of a stage for its time limit: ingest, features,
-// train, evaluate or report.
+// train, predict, evaluate or report.
 func stageKind(name string) string {
 	kind, _, _ := strings.Cut(name, "-")
 	return kind
@@ -57,7 +57,7 @@ func (sp *SlurmSpec) timeLimit(stage string) time.Duration {
 		return time.Duration(sp.Time.Ingest)
 	case "features":
 		return time.Duration(sp.Time.Features)
-	case "train":
+	case "train", "predict":
 		return time.Duration(sp.Time.Train)
 	case "evaluate":
 		return time.Duration(sp.Time.Evaluate)

@@ -237,3 +237,28 @@ func TestSlurmExecutor_Shards(t *testing.T) {
 		t.Errorf("features-train job %+v", j)
 	}
 }
+
+// TestSlurmExecutor_DQNAndPredictions: the DQN's job reads only the
+// trace (no dependency on the features job); features-validation reads
+// the trace, each predict job its model and the validation features, and
+// report the evaluation and the predictions.
+func TestSlurmExecutor_DQNAndPredictions(t *testing.T) {
+	dir := t.TempDir()
+	tr := smallTrace(t, dir)
+	fake := &fakeSlurm{states: map[string]string{}}
+	exec, err := pipelines.NewSlurmExecutor("/opt/mirage/bin/mirage", fake.command)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := smallStudy(2)
+	s.Models = []pipelines.ModelSpec{{Kind: "forest"}, {Kind: "dqn", Episodes: 2}}
+	s.Predictions = true
+	if _, err := pipelines.Run(context.Background(), s, pipelines.RunOptions{Trace: tr, Out: filepath.Join(dir, "out"), Version: "test", Executor: exec}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"features-train after=", "train-forest after=1", "train-dqn after=", "features-validation after=",
+		"predict-forest after=2:4", "evaluate after=2:3", "report after=6:5"}
+	if got := fake.submissions(0); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("submitted\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

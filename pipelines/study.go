@@ -36,6 +36,15 @@ type Study struct {
 	Budget   BudgetSpec  `yaml:"budget" mapstructure:"budget" json:"budget"`
 	Models   []ModelSpec `yaml:"models,omitempty" mapstructure:"models" json:"models,omitempty"`
 	Policies []string    `yaml:"policies,omitempty" mapstructure:"policies" json:"policies,omitempty"`
+	// Sweep also evaluates each forest, xgboost and estimate model at a
+	// fixed sweep of its rule parameter (evaluate.SweepModels, mirage
+	// evaluate --sweep) beside its operating point.
+	Sweep bool `yaml:"sweep,omitempty" mapstructure:"sweep" json:"sweep,omitempty"`
+	// Predictions adds a features-validation stage (the validation
+	// period's labelled samples) and a predict stage for each forest and
+	// xgboost model of target r; the report draws predicted vs actual r
+	// on those out-of-sample rows.
+	Predictions bool `yaml:"predictions,omitempty" mapstructure:"predictions" json:"predictions,omitempty"`
 	// Device is where the xgboost models train: cpu ("" too), cuda or
 	// auto (mirage train --device); with cuda the Slurm executor asks
 	// GPUs for each xgboost training stage.
@@ -81,7 +90,8 @@ type SlurmTimes struct {
 	Ingest Duration `yaml:"ingest,omitempty" mapstructure:"ingest" json:"ingest,omitempty"`
 	// Features limits the features stages (features-train).
 	Features Duration `yaml:"features,omitempty" mapstructure:"features" json:"features,omitempty"`
-	// Train limits each model's stage (train-KIND[-TARGET]).
+	// Train limits each model's stage (train-KIND[-TARGET]) and each
+	// predict stage (predict-KIND-r).
 	Train Duration `yaml:"train,omitempty" mapstructure:"train" json:"train,omitempty"`
 	// Evaluate limits the evaluate stage.
 	Evaluate Duration `yaml:"evaluate,omitempty" mapstructure:"evaluate" json:"evaluate,omitempty"`
@@ -105,6 +115,27 @@ type TraceSpec struct {
 	// not; StartTime (RFC 3339) anchors an SWF without UnixStartTime.
 	CoresPerNode int    `yaml:"cores_per_node,omitempty" mapstructure:"cores_per_node" json:"cores_per_node,omitempty"`
 	StartTime    string `yaml:"start_time,omitempty" mapstructure:"start_time" json:"start_time,omitempty"`
+	// Synth, in place of Inputs, makes the ingest stage generate a
+	// synthetic sacct trace (mirage synth) in Zone and ingest it.
+	Synth *SynthSpec `yaml:"synth,omitempty" mapstructure:"synth" json:"synth,omitempty"`
+}
+
+// SynthSpec is a synthetic trace (ingest/synth, mirage synth): zero
+// fields take mirage synth's defaults. The printed times are in the
+// study's trace.zone and the Cluster column is trace.cluster (or synth).
+type SynthSpec struct {
+	// Jobs is the number of jobs; 0 means 25,000.
+	Jobs int `yaml:"jobs,omitempty" mapstructure:"jobs" json:"jobs,omitempty"`
+	// Seed selects the random stream; 0 means 1.
+	Seed uint64 `yaml:"seed,omitempty" mapstructure:"seed" json:"seed,omitempty"`
+	// Nodes is the generated partition's size in nodes; 0 means 88.
+	Nodes int `yaml:"nodes,omitempty" mapstructure:"nodes" json:"nodes,omitempty"`
+	// Utilisation is the offered load, the target share of busy
+	// node-seconds in (0, 4]; 0 means 0.7.
+	Utilisation float64 `yaml:"utilisation,omitempty" mapstructure:"utilisation" json:"utilisation,omitempty"`
+	// Start is the first submit time, YYYY-MM-DDTHH:MM:SS in trace.zone;
+	// "" means 2022-11-01T00:00:00.
+	Start string `yaml:"start,omitempty" mapstructure:"start" json:"start,omitempty"`
 }
 
 // ClusterSpec is the simulated partition.
@@ -165,10 +196,14 @@ type GridSpec struct {
 	Sparse   Duration `yaml:"sparse,omitempty" mapstructure:"sparse" json:"sparse,omitempty"`
 }
 
-// BudgetSpec is what an operating point may cost.
+// BudgetSpec is what an operating point may cost, and how it is chosen.
 type BudgetSpec struct {
 	// Overlap is the most mean overlap per window (default 1 h).
 	Overlap Duration `yaml:"overlap,omitempty" mapstructure:"overlap" json:"overlap,omitempty"`
+	// CVFolds is the number of time-blocked cross-validation folds over
+	// the training windows the forest, xgboost and estimate models choose
+	// their operating point by (mirage train --cv); 0 means 5.
+	CVFolds int `yaml:"cv_folds,omitempty" mapstructure:"cv_folds" json:"cv_folds,omitempty"`
 }
 
 // ModelSpec is one model to train: kind forest, xgboost, dqn, estimate
@@ -177,6 +212,14 @@ type BudgetSpec struct {
 type ModelSpec struct {
 	Kind   string `yaml:"kind" mapstructure:"kind" json:"kind"`
 	Target string `yaml:"target,omitempty" mapstructure:"target" json:"target,omitempty"`
+	// Episodes is the DQN's training episodes (dqn only); 0 takes
+	// dqn.DefaultConfig's.
+	Episodes int `yaml:"episodes,omitempty" mapstructure:"episodes" json:"episodes,omitempty"`
+	// DQN overrides the DQN's hyper-parameters (dqn only): the fields of
+	// its manifest's hyper_parameters, as mirage train --dqn-config, for
+	// example {hidden: [64, 64], bias_episodes: 48}; an unknown field is
+	// an error.
+	DQN map[string]any `yaml:"dqn,omitempty" mapstructure:"dqn" json:"dqn,omitempty"`
 }
 
 // Duration is a time.Duration written as text ("48h", "10m").
@@ -225,6 +268,8 @@ func (s *Study) Validate() error {
 		return bad("periods", "warmup %v, workload %v: want warmup >= 0 and workload > 0", time.Duration(s.Periods.Warmup), time.Duration(s.Periods.Workload))
 	case s.Budget.Overlap < 0:
 		return bad("budget.overlap", "%v: want >= 0", time.Duration(s.Budget.Overlap))
+	case s.Budget.CVFolds < 0 || s.Budget.CVFolds == 1:
+		return bad("budget.cv_folds", "%d: want 0 (5 folds) or at least 2", s.Budget.CVFolds)
 	case s.Trace.CoresPerNode < 0:
 		return bad("trace.cores_per_node", "%d: want >= 0 (0 = from the SWF header)", s.Trace.CoresPerNode)
 	}
@@ -235,6 +280,21 @@ func (s *Study) Validate() error {
 	}
 	if err := s.Slurm.validate(); err != nil {
 		return err
+	}
+	if sp := s.Trace.Synth; sp != nil {
+		switch {
+		case len(s.Trace.Inputs) > 0:
+			return bad("trace.synth", "give trace.inputs or trace.synth, not both")
+		case sp.Jobs < 0 || sp.Nodes < 0:
+			return bad("trace.synth", "jobs %d, nodes %d: want >= 0 (0 = mirage synth's default)", sp.Jobs, sp.Nodes)
+		case !(sp.Utilisation >= 0 && sp.Utilisation <= 4):
+			return bad("trace.synth.utilisation", "%v: want 0 < utilisation <= 4 (0 = 0.7)", sp.Utilisation)
+		}
+		if sp.Start != "" {
+			if _, err := time.Parse("2006-01-02T15:04:05", sp.Start); err != nil {
+				return bad("trace.synth.start", "%q: want YYYY-MM-DDTHH:MM:SS in trace.zone", sp.Start)
+			}
+		}
 	}
 	if s.Trace.Format != "" {
 		if _, err := ingest.ParseFormat(s.Trace.Format); err != nil {

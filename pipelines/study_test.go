@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -20,10 +21,10 @@ import (
 // features protocols of the preset of its name and of NAME-val.
 func TestBuiltin_MatchesPresets(t *testing.T) {
 	names := pipelines.BuiltinNames()
-	if !gocmp.Equal(names, []string{"ls6", "mirage-ls6"}) {
+	if !gocmp.Equal(names, []string{"ls6", "mirage-ls6", "synth"}) {
 		t.Fatalf("built-in studies %v", names)
 	}
-	for _, name := range names {
+	for _, name := range []string{"ls6", "mirage-ls6"} { // synth has no preset: TestBuiltin_Synth
 		s, _, err := pipelines.Builtin(name)
 		if err != nil {
 			t.Fatal(err)
@@ -44,6 +45,41 @@ func TestBuiltin_MatchesPresets(t *testing.T) {
 				t.Errorf("study %s vs preset %s (-preset +study):\n%s", name, tt.preset, d)
 			}
 		}
+	}
+}
+
+// TestBuiltin_Synth: the synth study (make run) is the mirage-ls6 preset
+// with the windows make run used before it was a pipeline: 300 training
+// windows every 6 h from 2022-11-02, the last 60 before the synthetic
+// trace's end, 1-node chains, the decision grid.
+func TestBuiltin_Synth(t *testing.T) {
+	s, _, err := pipelines.Builtin("synth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, val, err := s.Protocols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		got            features.Protocol
+		preset, name   string
+		start          string
+		windows, hours int
+	}{{train, "mirage-ls6", "synth", "2022-11-02T00:00:00", 300, 6}, {val, "mirage-ls6-val", "synth-val", "2023-04-08T00:00:00", 60, 6}} {
+		want, err := features.LookupProtocol(tt.preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := features.GridOptions{}.WithDefaults()
+		want.Name, want.Start, want.Windows, want.Interval = tt.name, tt.start, tt.windows, time.Duration(tt.hours)*time.Hour
+		want.ChainNodes, want.Grid = []int{1}, &g
+		if d := gocmp.Diff(want, tt.got); d != "" {
+			t.Errorf("study synth vs preset %s with make run's windows (-want +study):\n%s", tt.preset, d)
+		}
+	}
+	if s.Trace.Synth == nil || s.Trace.Synth.Jobs != 30000 || !s.Sweep || !s.Predictions || len(s.Models) != 6 {
+		t.Errorf("synth study: trace %+v, sweep %v, predictions %v, models %v", s.Trace, s.Sweep, s.Predictions, s.Models)
 	}
 }
 
@@ -178,6 +214,9 @@ func TestLoad_Errors(t *testing.T) {
 		{"GridFieldsWithCount", "h.yaml", strings.Replace(ls6, "probes: grid", "probes: \"7\"", 1), []string{"grid"}},
 		{"JSONUnknown", "i.json", `{"name": "x", "colour": "blue"}`, []string{"i.json", "colour"}},
 		{"Extension", "j.txt", ls6, []string{"j.txt", ".yaml"}},
+		{"SynthAndInputs", "k.yaml", strings.Replace(ls6, "  zone:", "  inputs: [a.sacct]\n  synth: {jobs: 10}\n  zone:", 1), []string{"k.yaml", "trace.synth"}},
+		{"SynthStart", "l.yaml", strings.Replace(ls6, "  zone:", "  synth: {start: soon}\n  zone:", 1), []string{"trace.synth.start", "soon"}},
+		{"CVFolds", "m.yaml", strings.Replace(ls6, "  overlap: 1h", "  overlap: 1h\n  cv_folds: 1", 1), []string{"budget.cv_folds"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := pipelines.Load(tt.path, []byte(tt.data))

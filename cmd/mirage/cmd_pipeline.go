@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 
 	"github.com/spf13/cobra"
@@ -32,10 +33,14 @@ func newPipelineRunCommand(g *globalOptions, status bool) *cobra.Command {
 		Long: short + `.
 
 STUDY is a built-in study or a study file (mirage study show, study init). The stages:
-ingest (of the study's trace.inputs, relative to the study file, when --trace is not
-given), features-train (the training period's samples), train-KIND[-TARGET] for each of the
-study's models (forest, xgboost, estimate, estimate-rt), evaluate (the study's
-policies and the models on the validation period) and report. Each stage's key is the
+ingest (of the study's trace.inputs, relative to the study file, or of the synthetic
+trace its trace.synth describes, when --trace is not given), features-train (the
+training period's samples), train-KIND[-TARGET] for each of the study's models (forest,
+xgboost, estimate, estimate-rt on those samples; dqn in the simulator on the training
+period's windows), with predictions: true features-validation (the validation period's
+samples) and predict-KIND-r for each model of r, evaluate (the study's policies and the
+models on the validation period; with sweep: true each model's parameter sweep too) and
+report, whose report.html path run prints last. Each stage's key is the
 sha256 of its name, mirage's version, its part of the study and its inputs' keys; its
 outputs go to OUT/stages/STAGE-KEY/ with a meta.json (inputs, outputs' sha256,
 seconds) written last, so a stage killed midway is redone and a finished one is never
@@ -105,11 +110,14 @@ queued.
 			for _, r := range res {
 				fmt.Fprintln(g.stdout, stageLine(r, status))
 			}
+			if html := reportPath(res); html != "" && !status && exec == nil {
+				fmt.Fprintln(g.stdout, html)
+			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.String("trace", "", "trace file (Parquet, from mirage ingest, in the study's zone); empty: an ingest stage reads the study's trace.inputs")
+	f.String("trace", "", "trace file (Parquet, from mirage ingest, in the study's zone); empty: an ingest stage reads (or, with trace.synth, generates) the study's trace")
 	f.StringP("output", "o", "", "output directory; required")
 	f.Int("workers", 0, "windows simulated at once (0 = GOMAXPROCS); the outputs do not depend on it")
 	f.Int("jobs", 1, "independent stages (the models) run at once; the outputs do not depend on it")
@@ -118,6 +126,17 @@ queued.
 		f.String("executor", "local", "where stale stages run: local (here) or slurm (one sbatch job each, after the jobs of the stages it reads)")
 	}
 	return cmd
+}
+
+// reportPath is the report.html of a run's finished report stage, or ""
+// when it has none.
+func reportPath(res []pipelines.StageResult) string {
+	for _, r := range res {
+		if r.Name == "report" && r.Dir != "" && r.Job == nil {
+			return filepath.Join(r.Dir, "report.html")
+		}
+	}
+	return ""
 }
 
 // stageLine is one stage's line of pipeline run and status: name, state

@@ -35,9 +35,11 @@ most nodes its jobs held at once, a training period over the first 70 % of its
 submit span and a validation period one window after it (windows of 2 days of
 warm-up and 5 days of workload every 4 hours), 1- and 8-node chains, warm windows
 with inferred dependencies and capacity, the decision grid and a 1 h overlap
-budget. A trace whose dates are relative to 1970 (an SWF file without its start
-time) is refused: ingest it again with --start-time. An existing -o file is kept
-unless --force.
+budget. --partition-nodes sets the partition size instead; --models-from copies
+the models, policies, budget, sweep and predictions of another study (make run
+TRACE=... takes the built-in synth study's). A trace whose dates are relative to
+1970 (an SWF file without its start time) is refused: ingest it again with
+--start-time. An existing -o file is kept unless --force.
 
 ` + exitCodesHelp,
 		Args: usageArgs(cobra.NoArgs),
@@ -50,6 +52,8 @@ unless --force.
 	f.StringP("output", "o", "", "study file to write (.yaml); required")
 	f.String("name", "study", "the study's name")
 	f.Bool("force", false, "replace an existing -o file")
+	f.Int("partition-nodes", 0, "partition size in nodes (0 = the most nodes the trace's jobs held at once)")
+	f.String("models-from", "", "a study (built-in name or file) whose models, policies, budget, sweep and predictions to copy, e.g. synth")
 	return cmd
 }
 
@@ -59,6 +63,8 @@ func runStudyInit(cmd *cobra.Command, g *globalOptions) error {
 	out, _ := f.GetString("output")
 	name, _ := f.GetString("name")
 	force, _ := f.GetBool("force")
+	nodes, _ := f.GetInt("partition-nodes")
+	modelsFrom, _ := f.GetString("models-from")
 	if tracePath == "" || out == "" {
 		return usagef("study init: --trace and -o are required")
 	}
@@ -76,7 +82,13 @@ func runStudyInit(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := pipelines.Propose(jobs, pipelines.ProposeOptions{Name: name, Zone: zone})
+	po := pipelines.ProposeOptions{Name: name, Zone: zone, PartitionNodes: nodes}
+	if modelsFrom != "" {
+		if po.ModelsFrom, err = resolveStudy(modelsFrom); err != nil {
+			return err
+		}
+	}
+	p, err := pipelines.Propose(jobs, po)
 	if err != nil {
 		return usageError{err}
 	}
@@ -99,7 +111,7 @@ func runStudyInit(cmd *cobra.Command, g *globalOptions) error {
 		_, err = fmt.Fprintln(g.stdout, string(js))
 		return err
 	}
-	fmt.Fprintf(g.stdout, "wrote %s (edit it, then use --study %s):\n", out, out)
+	fmt.Fprintf(g.stdout, "wrote %s (edit it, then run it with mirage pipeline run %s, or pass --study %s to a stage):\n", out, out, out)
 	for _, n := range p.Notes {
 		fmt.Fprintf(g.stdout, "  %s\n", n)
 	}

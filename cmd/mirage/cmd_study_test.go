@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mirage-hpc/mirage/evaluate"
+	"github.com/mirage-hpc/mirage/pipelines"
 	"github.com/mirage-hpc/mirage/train"
 )
 
@@ -113,7 +114,8 @@ grid: {probes: "3"}
 // features build --study with no other setting: the study takes the
 // trace's zone and peak nodes, the samples simulate that partition, and
 // hour_of_day is the Berlin hour of each probe. An existing study is
-// kept unless --force.
+// kept unless --force. The study, its windows cut short as a user would,
+// then runs as a pipeline to the report on the same partition and zone.
 func TestStudy_InitEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	sacct, tr, st := filepath.Join(dir, "b.sacct"), filepath.Join(dir, "b.parquet"), filepath.Join(dir, "b.yaml")
@@ -176,6 +178,41 @@ func TestStudy_InitEndToEnd(t *testing.T) {
 	}
 	if m.SimConfig == nil || m.SimConfig.Nodes != s.Cluster.Nodes || m.Protocol == nil || m.Protocol.TZ != "Europe/Berlin" || m.Protocol.Name != "berlin-val" {
 		t.Errorf("evaluated %+v on %+v; want the study's validation period in Europe/Berlin on %d nodes", m.Protocol, m.SimConfig, s.Cluster.Nodes)
+	}
+
+	// The same study runs as a pipeline to the report, after the edit a
+	// user makes to keep it short (fewer windows).
+	edited, err := pipelines.Resolve(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited.Periods.Train.Windows, edited.Periods.Validation.Windows = 2, 1
+	b, err := edited.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(st, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pout := filepath.Join(dir, "pipeline")
+	stdout, stderr, code := run(t, "pipeline", "run", st, "--trace", tr, "-o", pout)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != 0 || !strings.HasSuffix(lines[len(lines)-1], "report.html") {
+		t.Fatalf("pipeline run: exit %d: %s\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(lines[len(lines)-1]); err != nil {
+		t.Error(err)
+	}
+	evals, _ := filepath.Glob(filepath.Join(pout, "stages", "evaluate-*", "metrics.json"))
+	if len(evals) != 1 {
+		t.Fatalf("evaluate stages %v", evals)
+	}
+	m = evaluate.Metrics{}
+	if err := json.Unmarshal(readFile(t, evals[0]), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.SimConfig == nil || m.SimConfig.Nodes != s.Cluster.Nodes || m.Protocol == nil || m.Protocol.TZ != "Europe/Berlin" {
+		t.Errorf("pipeline evaluated %+v on %+v; want Europe/Berlin on %d nodes", m.Protocol, m.SimConfig, s.Cluster.Nodes)
 	}
 }
 
