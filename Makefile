@@ -55,14 +55,17 @@ test: setup
 
 ## bench: throughput and latency figures (Go benchmarks, then whole-command
 ## ingest of 1M rows on one core and 10M rows on all cores with peak RSS,
-## features build on the LS6 decision grid (within 3 minutes on 2 cores), and
-## DQN training on the LS6 presets, each within 10 minutes on 2 cores)
+## features build on the LS6 decision grid (within 3 minutes on 2 cores), the
+## simulator at 1,000-10,000 nodes (replays of 10 k-1 M jobs; features build
+## and evaluate per window on a 1,000-node study against LS6), and DQN
+## training on the LS6 presets, each within 10 minutes on 2 cores)
 bench: setup build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./...
 	scripts/bench-ingest.sh 1000000 1
 	scripts/bench-ingest.sh 10000000
 	scripts/bench-features.sh
 	scripts/bench-scale.sh
+	scripts/bench-scale-study.sh
 	scripts/bench-dqn.sh
 
 ## fuzz: run every fuzz target for FUZZTIME (default 30s each)
