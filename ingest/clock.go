@@ -147,7 +147,10 @@ var daysIn = [13]int64{0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
 
 // parseTime parses a sacct time field: YYYY-MM-DDTHH:MM:SS (or with a
 // space for T) in the zone, or Unix epoch seconds (SLURM_TIME_FORMAT=%s).
-// "Unknown", "None" and "" (and "N/A") give an unknown time.
+// "Unknown", "None" and "" (and "N/A") give an unknown time. An instant
+// (in UTC) outside the years MinYear..MaxYear is ErrBadTime: in particular
+// 0001-01-01T00:00:00 is a bad time, not an unknown one (it would otherwise
+// read as the zero time.Time, "never ran").
 func (z *zone) parseTime(b []byte) (localTime, error) { return z.parseTimeIn(b, &z.hour) }
 
 // parseTimeIn is parseTime with the hour cache of one column.
@@ -165,6 +168,9 @@ func (z *zone) parseTimeIn(b []byte, h *isoHour) (localTime, error) {
 		for _, c := range b {
 			u = u*10 + int64(c-'0')
 		}
+		if err := checkUnix(u); err != nil {
+			return localTime{}, fmt.Errorf("%w (epoch seconds %s)", err, b)
+		}
 		return localTime{sec: u, alt: u, known: true}, nil
 	}
 	switch string(b) {
@@ -180,6 +186,9 @@ func (z *zone) parseISO(b []byte, hc *isoHour) (localTime, error) {
 		s, ok2 := digits2(b[17], b[18])
 		if ok1 && ok2 && mi <= 59 && s <= 59 {
 			u := hc.civil + mi*60 + s - hc.off
+			if u < minUnix || u > maxUnix {
+				return localTime{}, fmt.Errorf("%w: %q: %w", ErrBadTime, b, yearError(u))
+			}
 			return localTime{sec: u, alt: u, known: true}, nil
 		}
 	}
@@ -202,13 +211,20 @@ func (z *zone) parseISO(b []byte, hc *isoHour) (localTime, error) {
 	if mo == 2 && d == 29 && !(y%4 == 0 && (y%100 != 0 || y%400 == 0)) {
 		return localTime{}, fmt.Errorf("%w: %q is out of range", ErrBadTime, b)
 	}
+	if y < MinYear-1 || y > MaxYear+1 {
+		return localTime{}, fmt.Errorf("%w: %q: year %d is outside %d-%d", ErrBadTime, b, y, MinYear, MaxYear)
+	}
 	start := daysFromCivil(y, mo, d)*86400 + h*3600
 	hc.ok = false
 	if off, ok := z.hourOffset(start / 3600); ok {
 		copy(hc.text[:], b[:13])
 		hc.civil, hc.off, hc.ok = start, off, true
 	}
-	return z.civil(start+mi*60+s, b)
+	t, err := z.civil(start+mi*60+s, b)
+	if err == nil && (t.sec < minUnix || t.sec > maxUnix) {
+		return localTime{}, fmt.Errorf("%w: %q: %w", ErrBadTime, b, yearError(t.sec))
+	}
+	return t, err
 }
 
 // digits2 returns the value of two ASCII digits, and false if either is

@@ -69,6 +69,11 @@ type layout struct {
 	width int             // number of header fields
 }
 
+// newLayout maps the fields of a header to columns, by name and ignoring
+// case; unknown names are skipped. A column named twice (JobName and
+// jobname, TimelimitR and TimelimitRaw) is ErrDuplicateColumn, and a header
+// without JobID and JobIDRaw is ErrMissingColumn. Fields are numbered from
+// 1 in messages.
 func newLayout(header [][]byte) (layout, error) {
 	var l layout
 	for i := range l.idx {
@@ -78,9 +83,13 @@ func newLayout(header [][]byte) (layout, error) {
 	for i, h := range header {
 		name := strings.TrimSpace(string(h))
 		c, ok := colByName[strings.ToLower(name)]
-		if ok && l.idx[c] < 0 {
-			l.idx[c], l.names[c] = i, name
+		if !ok {
+			continue
 		}
+		if l.idx[c] >= 0 {
+			return l, fmt.Errorf("%w: %q (field %d) and %q (field %d) are the same column", ErrDuplicateColumn, l.names[c], l.idx[c]+1, name, i+1)
+		}
+		l.idx[c], l.names[c] = i, name
 	}
 	if l.idx[colJobID] < 0 && l.idx[colJobIDRaw] < 0 {
 		return l, fmt.Errorf("%w: JobID (or JobIDRaw) in header %q", ErrMissingColumn, bytes.Join(header, []byte("|")))
@@ -104,6 +113,11 @@ type rowParser struct {
 	tres    [2]lastTRES            // AllocTRES, ReqTRES
 	// ambiguous counts rows with a local time that occurs twice.
 	ambiguous int64
+	// textErr locates the first string field of the last parsed row that
+	// cleanText repaired (ErrBadText); nil when none. The reader returns it
+	// under Options.Strict.
+	textErr *ParseError
+	line    int64 // the row being parsed, for textErr
 }
 
 // field returns the (trimmed) field of column c, nil when absent.
@@ -152,6 +166,7 @@ type times struct {
 // parse fills j from an allocation row whose JobID is already parsed.
 func (p *rowParser) parse(fields [][]byte, line int64, id jobID, rawID []byte, j *trace.Job) *ParseError {
 	*j = trace.NewJob()
+	p.textErr, p.line = nil, line
 	j.JobID = string(rawID)
 	j.SourceFile, j.SourceLine = p.path, line
 	j.JobIDRaw = id.id
@@ -226,11 +241,36 @@ func (p *rowParser) parse(fields [][]byte, line int64, id jobID, rawID []byte, j
 		return perr
 	}
 	j.TimelimitSec = t.limit
-	return p.resolveTimes(&t, line, j)
+	if perr := p.resolveTimes(&t, line, j); perr != nil {
+		return perr
+	}
+	if p.textErr != nil {
+		j.Repair = addRepair(j.Repair, RepairInvalidText)
+	}
+	return nil
 }
 
-// str interns b, the text of column c.
-func (p *rowParser) str(b []byte, c col) string { return p.last[c].get(p.strs, b) }
+// str interns b, the text of column c. Text that is not valid UTF-8 or
+// holds a control character is repaired by cleanText (never interned) and
+// recorded in p.textErr.
+func (p *rowParser) str(b []byte, c col) string {
+	last := &p.last[c]
+	if string(b) == last.s {
+		return last.s
+	}
+	if s, ok := p.strs[string(b)]; ok {
+		last.s = s
+		return s
+	}
+	if !isPlainText(b) {
+		if p.textErr == nil {
+			p.textErr = p.errf(p.line, c, textError(b))
+		}
+		s, _ := cleanText(b)
+		return s
+	}
+	return last.get(p.strs, b)
+}
 
 // parsedState is a cached trace.ParseState result.
 type parsedState struct {

@@ -16,7 +16,16 @@
 // folded into its job, or a line of the quarantine file (JSON lines: file,
 // line, field, reason, raw) next to the output. Summary.Balanced checks that
 // the counts add up. With Options.Strict the first bad row stops the run
-// with a *ParseError.
+// with a *ParseError. The output and the quarantine file replace earlier
+// ones only together, when the run succeeds; an output path that is one of
+// the inputs is refused (ErrOutputIsInput), and a run whose every row was
+// quarantined fails (ErrNoJobs) unless Options.AllowEmpty.
+//
+// Text: a kept string field with invalid UTF-8 or a control character has
+// them replaced with U+FFFD and its job flagged RepairInvalidText (counted in
+// Summary.Repaired); with Strict it is a *ParseError wrapping ErrBadText. A
+// UTF-8 byte-order mark is dropped. Times outside the years MinYear to
+// MaxYear (1970-2100) are ErrBadTime.
 //
 // Times without a zone are local to the cluster: Options.Location converts
 // them to UTC. Local times that occur twice (the hour after a DST fall-back)

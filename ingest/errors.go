@@ -28,6 +28,18 @@ var (
 	ErrEmptyInput    = errors.New("input is empty")
 	ErrHeaderOnly    = errors.New("input has a header but no rows")
 	ErrMissingColumn = errors.New("required column missing")
+	// ErrDuplicateColumn is a header that names one column twice: which
+	// of the two to read would be a guess.
+	ErrDuplicateColumn = errors.New("duplicate column")
+	// ErrNoJobs is a run whose every row was quarantined: the output would
+	// be an empty trace. Options.AllowEmpty accepts it.
+	ErrNoJobs = errors.New("no jobs: every row was quarantined")
+	// ErrOutputIsInput is an output path (trace or quarantine file) that is
+	// one of the inputs, or the other output: writing it would destroy
+	// the input.
+	ErrOutputIsInput = errors.New("output is an input")
+	// ErrBadOption is an Options value out of its range.
+	ErrBadOption = errors.New("invalid option")
 )
 
 // ParseError locates a bad row. Line numbers are 1-indexed; Line is 0 for
@@ -63,7 +75,7 @@ func IsInputError(err error) bool {
 	if errors.As(err, &pe) {
 		return true
 	}
-	for _, e := range []error{ErrUnknownFormat, ErrFixedWidth, ErrEmptyInput, ErrHeaderOnly, ErrMissingColumn} {
+	for _, e := range []error{ErrUnknownFormat, ErrFixedWidth, ErrEmptyInput, ErrHeaderOnly, ErrMissingColumn, ErrDuplicateColumn, ErrNoJobs} {
 		if errors.Is(err, e) {
 			return true
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -32,6 +34,7 @@ func seedFuzz(f *testing.F, dir string) {
 
 func FuzzSacct(f *testing.F) {
 	seedFuzz(f, "sacct")
+	seedFuzz(f, "bad")
 	f.Add([]byte("JobID|JobIDRaw|State|Submit|Start|End|ElapsedRaw|Timelimit|ReqMem|AllocTRES|NNodes|NCPUS\n" +
 		"7_[1-3%2]|7|PENDING|2022-11-06T01:30:00|Unknown|Unknown||1-00:00|4Gn|gres/gpu:a100=2|2|8\n" +
 		"12+1|13|COMPLETED|2022-11-06T01:00:00|2022-11-06T01:30:00|2022-11-06T01:20:00|3000|0-02:00|500Mc|gres/gpu=1|1|4\n" +
@@ -51,6 +54,7 @@ func FuzzSacct(f *testing.F) {
 
 func FuzzMirage(f *testing.F) {
 	seedFuzz(f, "mirage")
+	seedFuzz(f, "bad")
 	f.Add([]byte("3\nJobID JobName UID State Submit Start End TimelimitR NNodes ReqMem\n---- ---- ---- ---- ---- ---- ---- ---- ---- ----\n" +
 		"1\ta|b\t00001\tPREEMPTED\t2022-11-06T01:10:00\t2022-11-06T01:20:00\t2022-11-06T01:30:00\t30\t2\t4Gn\n" +
 		"1\ta|b\t00001\textra\tCOMPLETED\t2022-11-06T01:40:00\t2022-11-06T01:45:00\t2022-11-06T01:50:00\t30\t2\t1T\n"))
@@ -91,6 +95,7 @@ func checkReader(t *testing.T, data []byte, format ingest.Format) {
 		if j := &res.Jobs[i]; j.JobID == "" || j.SourceLine <= 0 || j.SourceFile != "fuzz" || j.Steps < 0 {
 			t.Fatalf("job %d: %+v", i, j)
 		}
+		checkJobText(t, &res.Jobs[i])
 	}
 	if len(res.Jobs) == 0 {
 		return
@@ -104,9 +109,10 @@ func checkReader(t *testing.T, data []byte, format ingest.Format) {
 	if len(back.Quarantine) > 0 {
 		t.Fatalf("re-read quarantined %+v\ninput:\n%s", back.Quarantine, enc)
 	}
-	ignore := []string{"SourceFile", "SourceLine", "Steps"}
+	// Repair is not compared: a repaired row re-reads as a clean one.
+	ignore := []string{"SourceFile", "SourceLine", "Steps", "Repair"}
 	if format == ingest.FormatMirage {
-		ignore = append(ignore, "Attempt", "Repair")
+		ignore = append(ignore, "Attempt")
 	}
 	if diff := cmp.Diff(res.Jobs, back.Jobs, cmpopts.IgnoreFields(trace.Job{}, ignore...)); diff != "" {
 		t.Fatalf("round trip mismatch (-read +re-read):\n%s\nre-encoded:\n%s", diff, enc)
@@ -200,4 +206,21 @@ func two(n int64) string {
 		return "0" + strconv.FormatInt(n, 10)
 	}
 	return strconv.FormatInt(n, 10)
+}
+
+// checkJobText checks what every reader guarantees of an accepted job:
+// its strings are valid UTF-8 without control characters (ingest's text
+// rule) and its known times lie in the years ingest.MinYear..MaxYear.
+func checkJobText(t *testing.T, j *trace.Job) {
+	t.Helper()
+	for _, s := range []string{j.JobID, j.Cluster, j.Partition, j.Account, j.User, j.Group, j.JobName, j.QOS, j.Reason, j.Repair} {
+		if !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl) {
+			t.Fatalf("job %s at line %d: string %q is not clean text", j.JobID, j.SourceLine, s)
+		}
+	}
+	for _, tm := range []time.Time{j.Submit, j.Eligible, j.Start, j.End} {
+		if !tm.IsZero() && (tm.Year() < ingest.MinYear || tm.Year() > ingest.MaxYear) {
+			t.Fatalf("job %s at line %d: time %s outside %d-%d", j.JobID, j.SourceLine, tm, ingest.MinYear, ingest.MaxYear)
+		}
+	}
 }

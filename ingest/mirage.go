@@ -43,6 +43,7 @@ func readMirage(c *collector, r io.Reader, z *zone, cluster string) error {
 		return &ParseError{Path: c.path, Line: headerLine, Err: lerr}
 	}
 	p := rowParser{lay: lay, zone: z, cluster: cluster, path: c.path, strs: interner{}}
+	noteNoSubmit(c, &lay)
 	anchored := len(header) > 3 && strings.EqualFold(string(header[0]), "JobID") &&
 		strings.EqualFold(string(header[1]), "JobName") && strings.EqualFold(string(header[2]), "UID")
 	var fields [][]byte
@@ -92,7 +93,12 @@ func readMirage(c *collector, r io.Reader, z *zone, cluster string) error {
 			}
 			continue
 		}
-		j.Repair = repair
+		if p.textErr != nil && c.strict {
+			return p.textErr
+		}
+		if repair != "" {
+			j.Repair = addRepair(repair, j.Repair)
+		}
 		if err := c.job(&j); err != nil {
 			return err
 		}

@@ -33,8 +33,13 @@ type Options struct {
 	// quarantining it.
 	Strict bool
 	// RowGroupRows bounds the Parquet row groups and the rows held in
-	// memory; 0 means trace.DefaultRowGroupRows.
+	// memory; 0 means trace.DefaultRowGroupRows; a negative value is
+	// ErrBadOption.
 	RowGroupRows int
+	// AllowEmpty accepts a run in which every row was quarantined (no
+	// jobs): Run then writes the empty trace and the quarantine file.
+	// Without it such a run fails with ErrNoJobs and replaces nothing.
+	AllowEmpty bool
 	// Quarantine is the quarantine file's path; "" means the output path
 	// with its extension replaced by ".quarantine.jsonl".
 	Quarantine string
@@ -72,7 +77,11 @@ type Summary struct {
 	// Quarantined counts rows written to the quarantine file, Duplicates
 	// included.
 	Quarantined int64 `json:"quarantined"`
-	// Repaired counts output jobs that needed a repair (trace.Job.Repair).
+	// Repaired counts output jobs that needed a repair (trace.Job.Repair
+	// not empty): a Mirage-artifact row with shifted fields, or a string
+	// field with invalid UTF-8 or a control character replaced by U+FFFD
+	// (RepairInvalidText). A repaired job is a job, not a quarantined row;
+	// a job with two repairs counts once.
 	Repaired int64 `json:"repaired"`
 	// StepsFolded counts step rows folded into their allocation.
 	StepsFolded int64 `json:"steps_folded"`

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -35,6 +36,8 @@ type quarantineWriter struct {
 	w    *bufio.Writer
 	enc  *json.Encoder
 	n    int64
+	// first is the first record written, for ErrNoJobs's message.
+	first *QuarantineRecord
 }
 
 func newQuarantineWriter(path string) (*quarantineWriter, error) {
@@ -55,13 +58,29 @@ func (q *quarantineWriter) write(rec QuarantineRecord) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.n++
+	if q.first == nil {
+		q.first = &rec
+	}
 	if err := q.enc.Encode(&rec); err != nil {
 		return fmt.Errorf("write quarantine file: %w", err)
 	}
 	return nil
 }
 
-func (q *quarantineWriter) commit() error {
+// firstReason formats the first record as "file:line: field: reason",
+// "" when there is none.
+func (q *quarantineWriter) firstReason() string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.first == nil {
+		return ""
+	}
+	return (&ParseError{Path: q.first.File, Line: q.first.Line, Field: q.first.Field, Err: errors.New(q.first.Reason)}).Error()
+}
+
+// finish flushes, syncs and closes the temporary file; publish then
+// renames it into place. On error the temporary file is removed.
+func (q *quarantineWriter) finish() error {
 	err := q.w.Flush()
 	if err == nil {
 		err = q.f.Chmod(0o644)
@@ -72,12 +91,18 @@ func (q *quarantineWriter) commit() error {
 	if cerr := q.f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(q.f.Name(), q.path)
-	}
 	if err != nil {
 		os.Remove(q.f.Name())
 		return fmt.Errorf("write quarantine file: %w", err)
+	}
+	return nil
+}
+
+// publish renames the file finished by finish into place.
+func (q *quarantineWriter) publish() error {
+	if err := os.Rename(q.f.Name(), q.path); err != nil {
+		os.Remove(q.f.Name())
+		return fmt.Errorf("write quarantine file %s: %w", q.path, err)
 	}
 	return nil
 }

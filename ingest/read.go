@@ -24,6 +24,9 @@ func (f funcWriter) Write(j *trace.Job) error { return f(j) }
 // The returned Summary has no Output, and Jobs counts fn's calls.
 func Read(ctx context.Context, r io.Reader, name string, opts Options, fn func(*trace.Job) error, bad func(QuarantineRecord)) (Summary, error) {
 	sum := Summary{Inputs: []InputSummary{{Path: name}}}
+	if !isPlainText([]byte(opts.Cluster)) {
+		return sum, fmt.Errorf("ingest: %w: cluster name %q is not valid UTF-8 or holds a control character", ErrBadOption, opts.Cluster)
+	}
 	if opts.Location == nil {
 		opts.Location = time.UTC
 	}
@@ -37,6 +40,7 @@ func Read(ctx context.Context, r io.Reader, name string, opts Options, fn func(*
 	in := &sum.Inputs[0]
 	in.Compression = comp
 	br := bufio.NewReaderSize(dr, headBytes)
+	skipBOM(br)
 	format := opts.Format
 	if format == FormatAuto {
 		head, err := br.Peek(headBytes)
@@ -56,6 +60,7 @@ func Read(ctx context.Context, r io.Reader, name string, opts Options, fn func(*
 	if bad != nil {
 		q = funcRecords(bad)
 	}
+	name, _ = cleanString(name)
 	c := &collector{
 		ctx: ctx, strict: opts.Strict, sum: &sum, in: in, path: name, q: q,
 		w: funcWriter(func(j *trace.Job) error { sum.Jobs++; return fn(j) }),

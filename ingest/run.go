@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -34,17 +35,34 @@ var readers = map[Format]readFunc{
 }
 
 // Run reads inputs and writes one trace file at output, sorted by Submit,
-// plus the quarantine file (always, possibly empty). Both appear
-// atomically; on error neither is written.
+// plus the quarantine file (always, possibly empty). Both are written to
+// temporary files in their directories and renamed into place only when
+// the whole run succeeded: on error the previous output and quarantine
+// file, if any, are left exactly as they were.
+//
+// Before reading anything, Run refuses (ErrOutputIsInput) an output or
+// quarantine path that is one of the inputs (the same file, by device and
+// inode, or the same name) or that is the other output, and a negative
+// opts.RowGroupRows or a cluster name that is not clean text
+// (ErrBadOption).
 //
 // Whole-input problems (unknown format, fixed-width sacct, empty or
-// header-only input) stop the run with an error wrapping ErrUnknownFormat,
-// ErrFixedWidth, ErrEmptyInput or ErrHeaderOnly. With opts.Strict the first
-// bad row stops it with a *ParseError.
+// header-only input, a duplicated or missing header column) stop the run
+// with an error wrapping ErrUnknownFormat, ErrFixedWidth, ErrEmptyInput,
+// ErrHeaderOnly, ErrDuplicateColumn or ErrMissingColumn. With opts.Strict
+// the first bad row (a duplicate job included) stops it with a
+// *ParseError. A run whose every row was quarantined fails with ErrNoJobs
+// unless opts.AllowEmpty; its Summary is still filled in.
 func Run(ctx context.Context, inputs []string, output string, opts Options) (Summary, error) {
 	sum := Summary{Output: output}
 	if len(inputs) == 0 {
 		return sum, errors.New("ingest: no input files")
+	}
+	if opts.RowGroupRows < 0 {
+		return sum, fmt.Errorf("ingest: %w: %d rows per row group (want 1 or more, or 0 for the default %d)", ErrBadOption, opts.RowGroupRows, trace.DefaultRowGroupRows)
+	}
+	if !isPlainText([]byte(opts.Cluster)) {
+		return sum, fmt.Errorf("ingest: %w: cluster name %q is not valid UTF-8 or holds a control character", ErrBadOption, opts.Cluster)
 	}
 	if opts.Location == nil {
 		opts.Location = time.UTC
@@ -56,8 +74,16 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 		qpath = DefaultQuarantinePath(output)
 	}
 	sum.QuarantineFile = qpath
+	if err := checkOutputs(inputs, output, qpath); err != nil {
+		return sum, err
+	}
+	tmpOut, err := reserveTemp(output)
+	if err != nil {
+		return sum, err
+	}
 	q, err := newQuarantineWriter(qpath)
 	if err != nil {
+		os.Remove(tmpOut)
 		return sum, err
 	}
 	// Duplicates are found by the writing goroutine; it keeps its own
@@ -68,7 +94,7 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 		strictErr   error
 	}
 	dups.perInput = map[string]int64{}
-	w, err := trace.Create(output, trace.WriterOptions{
+	w, err := trace.Create(tmpOut, trace.WriterOptions{
 		RowGroupRows: opts.RowGroupRows,
 		OnDuplicate: func(kept, dropped *trace.Job) {
 			perr := &ParseError{Path: dropped.SourceFile, Line: dropped.SourceLine, Field: "JobID",
@@ -92,6 +118,7 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 	})
 	if err != nil {
 		q.abort()
+		os.Remove(tmpOut)
 		return sum, err
 	}
 	ok := false
@@ -99,6 +126,7 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 		if !ok {
 			w.Abort()
 			q.abort()
+			os.Remove(tmpOut)
 		}
 	}()
 	sum.Inputs = make([]InputSummary, len(inputs))
@@ -128,25 +156,95 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 	if !opts.Strict {
 		sum.Quarantined += dups.n
 		for i := range sum.Inputs {
-			sum.Inputs[i].Quarantined += dups.perInput[sum.Inputs[i].Path]
+			name, _ := cleanString(sum.Inputs[i].Path)
+			sum.Inputs[i].Quarantined += dups.perInput[name]
 		}
 	}
 	if dups.strictErr != nil {
-		os.Remove(output)
 		return sum, dups.strictErr
 	}
-	if err := q.commit(); err != nil {
-		os.Remove(output)
-		return sum, err
-	}
-	ok = true
 	sum.Jobs = w.Rows()
 	sum.Balanced = sum.RowsRead == sum.Jobs+sum.StepsFolded+sum.Quarantined
 	if !sum.Balanced {
 		return sum, fmt.Errorf("ingest: counts do not add up: %d rows read != %d jobs + %d steps folded + %d quarantined (a bug; please report it)",
 			sum.RowsRead, sum.Jobs, sum.StepsFolded, sum.Quarantined)
 	}
+	if sum.Jobs == 0 && !opts.AllowEmpty {
+		return sum, fmt.Errorf("ingest: %w (%d rows read, %d quarantined; the first: %s); %s and %s are unchanged",
+			ErrNoJobs, sum.RowsRead, sum.Quarantined, q.firstReason(), output, qpath)
+	}
+	if err := q.finish(); err != nil {
+		return sum, err
+	}
+	if err := publish(tmpOut, output); err != nil {
+		return sum, err
+	}
+	ok = true
+	if err := q.publish(); err != nil {
+		return sum, err
+	}
 	return sum, nil
+}
+
+// reserveTemp creates an empty temporary file next to path, for the trace
+// writer to fill and replace; the caller removes it on failure.
+func reserveTemp(path string) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("create output %s: %w", path, err)
+	}
+	name := f.Name()
+	if err := f.Close(); err != nil {
+		os.Remove(name)
+		return "", fmt.Errorf("create output %s: %w", path, err)
+	}
+	return name, nil
+}
+
+// publish renames the finished temporary trace tmp to path.
+func publish(tmp, path string) error {
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write output %s: %w", path, err)
+	}
+	return nil
+}
+
+// checkOutputs returns an error wrapping ErrOutputIsInput when an output
+// path names one of the inputs (the same name, or the same file by device
+// and inode: a hard link, a symbolic link, another spelling of the path),
+// or when the two outputs are one file.
+func checkOutputs(inputs []string, output, quarantine string) error {
+	outs := []struct{ what, path string }{{"output", output}, {"quarantine file", quarantine}}
+	if samePath(output, quarantine) {
+		return fmt.Errorf("ingest: %w: the output and the quarantine file are both %s", ErrOutputIsInput, output)
+	}
+	for _, out := range outs {
+		for _, in := range inputs {
+			if samePath(out.path, in) {
+				return fmt.Errorf("ingest: %w: the %s %s is the input %s; writing it would destroy the input", ErrOutputIsInput, out.what, out.path, in)
+			}
+		}
+	}
+	return nil
+}
+
+// samePath reports whether a and b name the same file: equal cleaned
+// absolute paths, or, when both exist, os.SameFile.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	ab, err2 := filepath.Abs(b)
+	if err1 == nil && err2 == nil && aa == ab {
+		return true
+	}
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	if err != nil {
+		return false
+	}
+	return os.SameFile(sa, sb)
 }
 
 // ingestMetadata is the JSON recorded under MetaIngest: formats, zone,
@@ -214,6 +312,7 @@ func readInput(ctx context.Context, path string, idx, n int, sum *Summary, w job
 	in := &sum.Inputs[idx]
 	in.Compression = comp
 	br := bufio.NewReaderSize(r, headBytes)
+	skipBOM(br)
 	format := opts.Format
 	if format == FormatAuto {
 		head, err := br.Peek(headBytes)
@@ -229,8 +328,11 @@ func readInput(ctx context.Context, path string, idx, n int, sum *Summary, w job
 		return format, fmt.Errorf("%s: %w: no reader for %s", path, ErrUnknownFormat, format)
 	}
 	in.Format = format.String()
+	// The path is a string of the output (source_file) and of messages:
+	// clean text, like every other string (a file name may hold any byte).
+	name, _ := cleanString(path)
 	c := &collector{
-		ctx: ctx, w: w, q: q, strict: opts.Strict, sum: sum, in: in, path: path,
+		ctx: ctx, w: w, q: q, strict: opts.Strict, sum: sum, in: in, path: name,
 		progress: opts.Progress,
 		prog:     Progress{Input: path, InputIndex: idx, Inputs: n, Size: size},
 		bytes:    cr.n.Load,

@@ -62,6 +62,7 @@ func readSacct(c *collector, r io.Reader, z *zone, cluster string) error {
 		return &ParseError{Path: c.path, Line: lr.line, Err: err}
 	}
 	s.p = rowParser{lay: lay, zone: z, cluster: cluster, path: c.path, strs: interner{}}
+	noteNoSubmit(c, &lay)
 	rows0 := c.in.RowsRead
 	if err := s.rows(lr); err != nil {
 		return err
@@ -126,6 +127,9 @@ func (s *sacctReader) rows(lr *lineReader) error {
 			}
 			continue
 		}
+		if s.p.textErr != nil && s.c.strict {
+			return s.p.textErr
+		}
 		s.attempts.set(&next)
 		if err := s.flush(); err != nil {
 			return err
@@ -141,4 +145,16 @@ func (s *sacctReader) flush() error {
 	}
 	s.hasOpen = false
 	return s.c.job(&s.open)
+}
+
+// noSubmitNote is the note for a header without a Submit column.
+const noSubmitNote = "no Submit column: every job's submit time is unknown (NULL), so waits cannot be computed and the simulator cannot replay the jobs; re-run sacct with --format=...,Submit,Eligible,Start,End,..."
+
+// noteNoSubmit notes a header without a Submit column. It is a warning,
+// not an error: sacct's default --parsable2 columns have no Submit, and
+// such a dump is still a valid list of jobs.
+func noteNoSubmit(c *collector, lay *layout) {
+	if !lay.has(colSubmit) {
+		c.note(noSubmitNote)
+	}
 }

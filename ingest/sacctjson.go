@@ -339,6 +339,10 @@ func (s *jsonReader) record(raw []byte, line int64) error {
 	if j.Cluster == "" {
 		j.Cluster = s.cluster
 	}
+	if field := cleanJobText(&j, raw); field != "" && c.strict {
+		return &ParseError{Path: c.path, Line: line, Field: field,
+			Err: fmt.Errorf("%w: the string holds invalid UTF-8, a lone surrogate or a control character (replaced with U+FFFD unless --strict)", ErrBadText)}
+	}
 	j.SourceFile, j.SourceLine = c.path, line
 	for range steps {
 		if err := c.row(); err != nil {

@@ -446,7 +446,7 @@ func TestReadSacctJSON_Quarantine(t *testing.T) {
 		{"TimeOrder", jsonDoc(jsonJob("7", `"end": 1070`, `"end": 1005`)), 0, ingest.ErrTimeOrder,
 			[]ingest.QuarantineRecord{rec(3, "time.end", "times out of order: End 1970-01-01T00:16:45Z is before Start 1970-01-01T00:16:50Z"), orphan(3, 3)}},
 		{"NegativeTime", jsonDoc(jsonJob("7", `"submission": 1000`, `"submission": -5`)), 0, ingest.ErrBadTime,
-			[]ingest.QuarantineRecord{rec(3, "time.submission", "invalid time: -5 is not epoch seconds from 1970 to 9999"), orphan(3, 3)}},
+			[]ingest.QuarantineRecord{rec(3, "time.submission", "invalid time: year 1969 is outside 1970-2100 (epoch seconds -5)"), orphan(3, 3)}},
 		{"NoJobID", jsonDoc(jsonJob("7", `"job_id": 7, `, ``)), 0, ingest.ErrBadJobID,
 			[]ingest.QuarantineRecord{rec(3, "job_id", "invalid job ID: missing"), orphan(3, 3)}},
 		{"HetWithoutOffset", jsonDoc(jsonJob("7", `"het": {"job_id": 0`, `"het": {"job_id": 6`)), 0, ingest.ErrBadJobID,
@@ -624,6 +624,10 @@ func FuzzSacctJSON(f *testing.F) {
 	f.Add([]byte(`{"jobs": [` + jsonJob("7", `"start": 1010`, `"start": "x"`) + `], "meta": {"plugin": {"type": "openapi/dbv0.0.38"}}}`))
 	f.Add([]byte("[" + jsonJob("7") + "]"))
 	f.Add([]byte(`{"jobs": [{"job_id": 1, "steps": [1, {}, null]}, 5, {}]}`))
+	bad, _ := filepath.Glob(filepath.Join("testdata", "bad", "*.json"))
+	for _, p := range bad {
+		f.Add(jsonReadFile(f, p))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var jobs []trace.Job
 		var bad []ingest.QuarantineRecord
@@ -647,6 +651,7 @@ func FuzzSacctJSON(f *testing.F) {
 			if rt, ok := j.RunTime(); ok && rt < 0 {
 				t.Fatalf("job %s ends before it starts", j.JobID)
 			}
+			checkJobText(t, &j)
 		}
 		for _, r := range bad {
 			if r.Line < 1 || r.Line > lines || r.Reason == "" {

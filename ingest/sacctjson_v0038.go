@@ -131,9 +131,6 @@ type v0038TRES struct {
 const (
 	maxUint32 = math.MaxUint32
 	maxInt32  = math.MaxInt32
-	// maxEpoch is 9999-12-31T23:59:59Z, the last instant RFC 3339 can
-	// write.
-	maxEpoch = 253402300799
 	// slurmNoVal is Slurm's NO_VAL; NO_VAL and INFINITE (maxUint32) mean
 	// "not set" in a uint32 field that was not printed as null.
 	slurmNoVal = maxUint32 - 1
@@ -370,8 +367,8 @@ func (v *v0038Job) times(j *trace.Job) (string, error) {
 		if f.sec == nil || *f.sec == 0 {
 			continue
 		}
-		if *f.sec < 0 || *f.sec > maxEpoch {
-			return f.name, fmt.Errorf("%w: %d is not epoch seconds from 1970 to 9999", ErrBadTime, *f.sec)
+		if err := checkUnix(*f.sec); err != nil {
+			return f.name, fmt.Errorf("%w (epoch seconds %d)", err, *f.sec)
 		}
 		*f.dst = time.Unix(*f.sec, 0).UTC()
 	}

@@ -304,6 +304,9 @@ func (s *swfReader) parse(t []byte, line int64, j *trace.Job) (int64, *ParseErro
 	j.SourceFile, j.SourceLine = s.c.path, line
 	j.State = swfState(status)
 	s.times(j, status)
+	if perr := s.checkYears(j, line); perr != nil {
+		return 0, perr
+	}
 	if v[swfReqTime] >= 0 {
 		j.TimelimitSec = v[swfReqTime]
 	}
@@ -552,4 +555,22 @@ func (s *swfReader) flush() error {
 		s.startUnknown++
 	}
 	return s.c.job(&s.open)
+}
+
+// checkYears refuses a job whose Submit, Start or End (anchor plus
+// relative seconds) lies after MaxYear, naming the field that pushed it
+// there: submit_time, wait_time or run_time.
+func (s *swfReader) checkYears(j *trace.Job, line int64) *ParseError {
+	for _, f := range [...]struct {
+		t     time.Time
+		field int
+	}{{j.Submit, swfSubmit}, {j.Start, swfWait}, {j.End, swfRun}} {
+		if f.t.IsZero() {
+			continue
+		}
+		if err := checkUnix(f.t.Unix()); err != nil {
+			return s.errf(line, f.field, fmt.Errorf("%w (%s)", err, f.t.Format(time.RFC3339)))
+		}
+	}
+	return nil
 }

@@ -40,6 +40,14 @@ func FuzzSWF(f *testing.F) {
 	f.Add([]byte("; MaxNodes: 3\n; MaxProcs: 9\n"+swfLine(map[int]string{11: "5", 4: "0"})), 0)
 	f.Add([]byte(swfLine(map[int]string{3: "-1", 11: "5"})+"\n"+swfLine(map[int]string{1: "2", 3: "-1", 4: "0"})), 0)
 	f.Add([]byte(strings.Repeat("-1 ", 18)+"\n"+swfLine(map[int]string{1: "3", 3: "-1.0", 11: "2"})+"\n"+swfLine(map[int]string{1: "3", 3: "-1", 11: "3"})), 2)
+	bad, _ := filepath.Glob(filepath.Join("testdata", "bad", "*.swf"))
+	for _, p := range bad {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, 0)
+	}
 	f.Add([]byte(";\n"), 0)
 	f.Add([]byte(""), 0)
 
@@ -66,6 +74,7 @@ func FuzzSWF(f *testing.F) {
 		swfCheckStrict(t, data, opts, res)
 		for i := range res.Jobs {
 			swfCheckJob(t, &res.Jobs[i])
+			checkJobText(t, &res.Jobs[i])
 		}
 		if len(res.Jobs) == 0 {
 			return
@@ -114,6 +123,7 @@ func swfCheckRoundTrip(t *testing.T, header string, opts ingest.Options, jobs []
 // in "\n") and the number of data lines: lines that are neither blank nor
 // comments once ASCII white space (space, TAB, CR, VT, FF) is trimmed.
 func swfSplitHeader(data []byte) (header string, rows int64) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a byte-order mark is dropped
 	lines := bytes.Split(data, []byte{'\n'})
 	if len(lines[len(lines)-1]) == 0 {
 		lines = lines[:len(lines)-1] // the final newline ends the last line

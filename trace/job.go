@@ -99,8 +99,9 @@ type Job struct {
 	// Steps counts the step rows (N.batch, N.extern, N.0, ...) that ingest
 	// folded into this allocation.
 	Steps int32
-	// Repair names the repair ingest applied to the input row ("" when
-	// none), e.g. RepairShiftedFields.
+	// Repair names the repairs ingest applied to the input row,
+	// comma-separated ("" when none), e.g. RepairShiftedFields or
+	// ingest.RepairInvalidText ("invalid-text").
 	Repair string
 
 	// SourceFile and SourceLine locate the input row (1-indexed line).

@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/mirage-hpc/mirage/ingest"
+	"github.com/mirage-hpc/mirage/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -24,7 +26,17 @@ refused: re-run sacct with --parsable2 and --format=..., or --json.
 Every input row ends up in the output (step rows folded into their job) or
 in the quarantine file OUT.quarantine.jsonl with its file, line, field and
 reason; the summary shows that the counts add up. With --strict the first
-bad row stops the run (exit status 2).
+bad row stops the run (exit status 2). A run whose every row is quarantined
+exits 2 after printing its summary, unless --allow-empty. The output and the
+quarantine file are replaced together, only when the run succeeds: a failed
+run leaves the previous ones as they were. An output (or quarantine file)
+that is one of the inputs is refused before any work (exit status 3).
+
+Text: a string field (job name, user, account, ...) with invalid UTF-8 or a
+control character keeps its job, the bad bytes replaced with U+FFFD; the job
+is counted as repaired (with --strict it stops the run). A UTF-8 byte-order
+mark is ignored. Times must lie in the years 1970-2100; a header naming a
+column twice is refused; a header without Submit is read, with a note.
 
 SWF times are seconds after the header's UnixStartTime. A header without one
 needs --start-time, or dates count from 1970-01-01 (a note says so); a header
@@ -49,7 +61,8 @@ an unknown start: it is kept, marked start_unknown, and left out of waits.
 	f.Bool("strict", false, "stop at the first bad row (exit status 2) instead of quarantining it")
 	f.Int("cores-per-node", 0, "SWF: processors per node; needed when the header has no MaxNodes/MaxProcs, else each processor is taken as a node")
 	f.String("start-time", "", "SWF: the instant times count from (RFC 3339, e.g. 2006-01-02T15:04:05Z); needed when the header has no UnixStartTime, which wins when present")
-	f.Int("row-group-rows", 0, "rows per Parquet row group (and rows held in memory); 0 = default")
+	f.Int("row-group-rows", 0, "rows per Parquet row group (and rows held in memory), 1 or more; default 65536")
+	f.Bool("allow-empty", false, "accept a run whose every row is quarantined: write the empty trace and the quarantine file (otherwise exit status 2, nothing replaced)")
 	f.Bool("progress", true, "draw progress on stderr when it is a terminal")
 	return cmd
 }
@@ -78,6 +91,13 @@ func runIngest(cmd *cobra.Command, g *globalOptions, inputs []string) error {
 			return usagef("--start-time %q: before 1970-01-01T00:00:00Z", cfg.StartTime)
 		}
 	}
+	if cfg.RowGroupRows < 0 || cfg.RowGroupRows == 0 && cmd.Flags().Changed("row-group-rows") {
+		return usagef("--row-group-rows %d: want 1 or more (omit it for the default %d)", cfg.RowGroupRows, trace.DefaultRowGroupRows)
+	}
+	allowEmpty, err := cmd.Flags().GetBool("allow-empty")
+	if err != nil {
+		return usageError{err}
+	}
 	if cfg.CoresPerNode < 0 {
 		return usagef("--cores-per-node %d: want a positive number, or 0 for unknown", cfg.CoresPerNode)
 	}
@@ -89,6 +109,7 @@ func runIngest(cmd *cobra.Command, g *globalOptions, inputs []string) error {
 		StartTime:    start,
 		Strict:       cfg.Strict,
 		RowGroupRows: cfg.RowGroupRows,
+		AllowEmpty:   allowEmpty,
 		Quarantine:   cfg.Quarantine,
 		Logger:       g.log(),
 	}
@@ -96,9 +117,22 @@ func runIngest(cmd *cobra.Command, g *globalOptions, inputs []string) error {
 	opts.Progress = bar.ingest
 	sum, err := ingest.Run(cmd.Context(), inputs, cfg.Output, opts)
 	bar.finish()
-	if err != nil {
+	switch {
+	case errors.Is(err, ingest.ErrOutputIsInput), errors.Is(err, ingest.ErrBadOption):
+		return usageError{err}
+	case errors.Is(err, ingest.ErrNoJobs):
+		if perr := printIngest(g, sum, false); perr != nil {
+			return perr
+		}
+		return fmt.Errorf("%w; pass --allow-empty to write the empty trace and its quarantine file", err)
+	case err != nil:
 		return err
 	}
+	return printIngest(g, sum, true)
+}
+
+// printIngest prints the summary, as JSON under --json.
+func printIngest(g *globalOptions, sum ingest.Summary, written bool) error {
 	if g.cfg.JSON {
 		b, err := json.MarshalIndent(sum, "", "  ")
 		if err != nil {
@@ -107,15 +141,21 @@ func runIngest(cmd *cobra.Command, g *globalOptions, inputs []string) error {
 		_, err = fmt.Fprintln(g.stdout, string(b))
 		return err
 	}
-	return printIngestSummary(g, sum)
+	return printIngestSummary(g, sum, written)
 }
 
-func printIngestSummary(g *globalOptions, s ingest.Summary) error {
+// printIngestSummary prints the summary as text; written is false for a
+// run that failed with ingest.ErrNoJobs.
+func printIngestSummary(g *globalOptions, s ingest.Summary, written bool) error {
 	check := "the counts add up"
 	if !s.Balanced {
 		check = "THE COUNTS DO NOT ADD UP"
 	}
-	_, err := fmt.Fprintf(g.stdout, `ingested %s (%s) into %s
+	into := "into " + s.Output
+	if !written {
+		into = "but wrote nothing: every row was quarantined"
+	}
+	_, err := fmt.Fprintf(g.stdout, `ingested %s (%s) %s
   rows read     %d
   jobs          %d
   steps folded  %d
@@ -123,7 +163,7 @@ func printIngestSummary(g *globalOptions, s ingest.Summary) error {
   repaired      %d
   DST-ambiguous %d  (times in %s)
   %d = %d + %d + %d: %s
-`, plural(int64(len(s.Inputs)), "input"), s.Format, s.Output, s.RowsRead, s.Jobs, s.StepsFolded,
+`, plural(int64(len(s.Inputs)), "input"), s.Format, into, s.RowsRead, s.Jobs, s.StepsFolded,
 		s.Quarantined, s.QuarantineFile, s.Duplicates, s.Repaired, s.DSTAmbiguous, s.TimeZone,
 		s.RowsRead, s.Jobs, s.StepsFolded, s.Quarantined, check)
 	for _, in := range s.Inputs {
