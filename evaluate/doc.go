@@ -32,6 +32,24 @@
 // values beside it (evaluate --sweep). The validation windows replayed
 // here take no part in any choice.
 //
+// Forecast (forecast:DIR) and RuntimeEstimate (runtime-estimate:DIR) use
+// the run-time model of train --model runtime (RunTimes, bound to the
+// jobs by BindTrace). RuntimeEstimate plans the scheduler's estimate with
+// the model's medians (sim.EstimatedStartWith). Forecast estimates
+// P(r > 0) by K Monte Carlo rollouts of the live queue (sim.Sim.Rollout:
+// future trace arrivals and unannounced capacity steps dropped; every
+// running, pending and held job's run time drawn from the model given
+// the time it has already run; P to its limit; optionally arrivals
+// resampled from the trace's last days) and submits when it reaches τ,
+// deciding on the decision grid's labelled times only. TrainForecast
+// chooses τ and the runtime estimate's margin on training windows
+// (train --model forecast, DIR/forecast.json).
+//
+//	live queue at t ──Live──▶ running (elapsed e), pending, held
+//	      │                         │ Draw: ratio ~ model | ratio ≥ e/limit
+//	      └──Rollout × K (no future arrivals) + SubmitBatch(resampled, Q)
+//	            └──RunUntilStartedBy(Q, P's end) ──▶ late? ──▶ P(r > 0) = late/K ≥ τ
+//
 // Metrics are pure functions over the per-window rows (Row), which
 // WriteCSV and ReadCSV carry through windows.csv. They are per chain
 // size (PolicyMetrics.ByChain, with load classes inside); the summary

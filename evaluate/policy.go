@@ -36,6 +36,26 @@ type DecisionContext struct {
 	feats    []float64
 	featsErr error
 	compute  func(dst []float64) error
+	memos    map[any]memoEntry
+}
+
+type memoEntry struct {
+	v   float64
+	err error
+}
+
+// memo returns f's value at Now, computed on first use under key and
+// shared by the policies asked at Now (a forecast's rollouts).
+func (c *DecisionContext) memo(key any, f func() (float64, error)) (float64, error) {
+	if e, ok := c.memos[key]; ok {
+		return e.v, e.err
+	}
+	v, err := f()
+	if c.memos == nil {
+		c.memos = map[any]memoEntry{}
+	}
+	c.memos[key] = memoEntry{v, err}
+	return v, err
 }
 
 // ExpectedPEnd is P's end as a live provisioner knows it: its start plus
@@ -277,6 +297,13 @@ func SweepModels(ps []Policy) []Policy {
 	var out []Policy
 	for _, p := range ps {
 		out = append(out, p)
+		if f, ok := p.(*Forecast); ok && !strings.Contains(f.Label, "@") {
+			for _, v := range SweepParams[train.TargetInterrupt] {
+				v := v
+				out = append(out, &Forecast{Label: f.Label + "@τ=" + strconv.FormatFloat(v, 'g', -1, 64), F: f.F, OP: f.OP, Tau: &v, dir: f.dir})
+			}
+			continue
+		}
 		m, ok := p.(*Model)
 		if !ok || strings.Contains(m.Label, "@") {
 			continue
@@ -292,8 +319,10 @@ func SweepModels(ps []Policy) []Policy {
 
 // ParsePolicies parses a comma-separated policy list: reactive,
 // immediate, avg, slurm-estimate, slurm-estimate-rt, slurm-estimate:DIR
-// (the margin chosen by train --model estimate or estimate-rt), oracle, oracle-cost, forest:DIR,
-// xgboost:DIR, dqn:DIR. A model policy runs at its manifest's operating
+// (the margin chosen by train --model estimate or estimate-rt),
+// runtime-estimate:DIR and forecast:DIR (DIR from train --model forecast,
+// or a run-time model; BindTrace must give them the jobs), oracle,
+// oracle-cost, forest:DIR, xgboost:DIR, dqn:DIR. A model policy runs at its manifest's operating
 // point; one θ in thetas (hours) overrides it for models of r, and with
 // more than one θ each model of r also gets one policy per θ, named
 // "BASE@θ=VALUE". A model directory is opened once.
@@ -334,6 +363,14 @@ func ParsePolicies(list string, thetas []float64, marginSec int64) ([]Policy, er
 				out = append(out, d)
 				continue
 			}
+			if ok && (kind == "forecast" || kind == "runtime-estimate") && dir != "" {
+				f, err := newForecastPolicy(s, kind, dir)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, f)
+				continue
+			}
 			if ok && kind == "slurm-estimate" && dir != "" {
 				e, err := NewTrainedEstimate(s, dir)
 				if err != nil {
@@ -343,7 +380,7 @@ func ParsePolicies(list string, thetas []float64, marginSec int64) ([]Policy, er
 				continue
 			}
 			if !ok || (kind != "forest" && kind != "xgboost") || dir == "" {
-				return nil, fmt.Errorf("%w %q: want reactive, immediate, avg, slurm-estimate, slurm-estimate-rt, slurm-estimate:DIR, oracle, %s, forest:DIR, xgboost:DIR or dqn:DIR", ErrPolicy, s, OracleCostName)
+				return nil, fmt.Errorf("%w %q: want reactive, immediate, avg, slurm-estimate, slurm-estimate-rt, slurm-estimate:DIR, runtime-estimate:DIR, forecast:DIR, oracle, %s, forest:DIR, xgboost:DIR or dqn:DIR", ErrPolicy, s, OracleCostName)
 			}
 			var param *float64
 			if len(thetas) == 1 {

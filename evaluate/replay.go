@@ -85,6 +85,9 @@ func Replay(ctx context.Context, jobs []sim.Job, policies []Policy, opts Options
 			return Results{}, fmt.Errorf("%w: %q given twice", ErrPolicy, names[i])
 		}
 	}
+	if err := checkBound(policies); err != nil {
+		return Results{}, err
+	}
 	user := features.ChainUser(jobs)
 	units := len(fo.ChainNodes) * fo.Windows
 	out := make([][]Row, units)

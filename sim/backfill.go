@@ -57,8 +57,8 @@ func (s *Sim) releases(pred bool, add func(at int64, nodes int)) {
 		j := &s.jobs[id]
 		start := s.st.get(id).start
 		at := start + j.LimitSec
-		if pred && j.PredRunSec > 0 && start+j.PredRunSec > s.now {
-			at = start + j.PredRunSec
+		if pr := s.predRun(id); pred && pr > 0 && start+pr > s.now {
+			at = start + pr
 		}
 		add(at, int(j.Nodes))
 	}
@@ -338,8 +338,8 @@ func (s *Sim) estimatedStart(j Job, pred bool) (int64, bool) {
 		}
 		pj := &s.jobs[id]
 		d := pj.LimitSec
-		if pred && pj.PredRunSec > 0 {
-			d = pj.PredRunSec
+		if pr := s.predRun(id); pred && pr > 0 {
+			d = pr
 		}
 		plan(pj.Nodes, d)
 	}

@@ -81,6 +81,13 @@ type Sim struct {
 	usageT0    int64     // time at which the usage scale is 1
 
 	scratch scratch // reusable buffers, never shared by clones
+
+	// over holds a rollout's run-time overrides, by ID (Rollout); nil
+	// otherwise. predSec replaces Job.PredRunSec while usePredSec
+	// (EstimatedStartWith).
+	over       []RunOverride
+	predSec    []int64
+	usePredSec bool
 }
 
 // New builds a simulation of jobs (IDs are their indices) under cfg, with

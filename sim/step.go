@@ -154,12 +154,11 @@ func (s *Sim) release(id JobID) {
 
 // start runs a pending job now.
 func (s *Sim) start(id JobID) {
-	j := &s.jobs[id]
 	s.unqueue(id)
 	st := s.st.mut(id)
 	st.status, st.start = statusRunning, s.now
 	s.addRunning(id)
-	s.push(s.now+j.RunSec, eventJobEnd, id)
+	s.push(s.now+s.runSec(id), eventJobEnd, id)
 	s.rec.Started(id, s.now)
 }
 

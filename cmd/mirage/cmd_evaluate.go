@@ -44,7 +44,12 @@ slurm-estimate:DIR (the margin chosen by train --model estimate or estimate-rt),
 oracle (zero interruption with the
 least overlap), oracle-cost (least cost), forest:DIR, xgboost:DIR (models from
 mirage train; --theta 0.25,0.5,1 sweeps θ), dqn:DIR (mirage train --model
-dqn; arg-max of its Q-values, no θ).
+dqn; arg-max of its Q-values, no θ), runtime-estimate:DIR (the estimate planned
+with the run-time model's medians, at the margin chosen by train --model forecast;
+DIR from it, or a run-time model: margin 0), forecast:DIR (P(r > 0) by Monte Carlo
+rollouts of the live queue with run times drawn from the run-time model; submit
+when it reaches the τ chosen by train --model forecast, or 0.5; --sweep adds τ
+variants).
 Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 
 ` + exitCodesHelp,
@@ -156,6 +161,9 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 		if errors.Is(err, features.ErrOptions) {
 			return usageError{err}
 		}
+		return err
+	}
+	if err := evaluate.BindTrace(policies, tjobs, jobs); err != nil {
 		return err
 	}
 	opts := evaluate.Options{Features: fo, DecisionSec: int64(c.Decision / time.Second), Workers: c.Workers, Lambda: lambda}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/dqn"
@@ -65,7 +66,7 @@ DIR/calibration.png.
 	}
 	f := cmd.Flags()
 	d := defaultConfig().Train
-	f.String("model", d.Model, "model: forest, xgboost, dqn, runtime (job run times), estimate (no model: choose the margin of the scheduler's own start estimate) or estimate-rt (the same, with predicted run times in place of limits)")
+	f.String("model", d.Model, "model: forest, xgboost, dqn, runtime (job run times), forecast (tau of the Monte Carlo forecast and margin of the runtime estimate, on training windows, with --runtime-model), estimate (no model: choose the margin of the scheduler's own start estimate) or estimate-rt (the same, with predicted run times in place of limits)")
 	f.String("target", d.Target, "forest/xgboost: what to predict: r (Q.start - P.end, hours), interrupt (P(r > 0), binary:logistic, calibrated), cliff (P(r > 0 at the next decision): does waiting one more step cross the cliff), deadline (hours to the last safe decision) or wait (Q's wait, hours)")
 	f.Duration("overlap-budget", d.OverlapBudget, "operating point: the most mean overlap per window; the rule's parameter (theta, tau or margin) is chosen per chain size by time-blocked CV on the training windows")
 	f.Bool("budget-every-block", false, "operating point: the overlap budget must hold in each of the --cv time blocks of the training period, not only on average (robust to drift between months)")
@@ -81,6 +82,12 @@ DIR/calibration.png.
 	f.String("mode", "", "dqn: window start: cold or warm (empty = the protocol's)")
 	f.Int("nodes", 0, "dqn: partition size (0 = the protocol's)")
 	f.String("dqn-config", "", "dqn: JSON file of hyper-parameters overriding the defaults (the fields of manifest.json's hyper_parameters)")
+	f.String("runtime-model", "", "forecast: run-time model directory (train --model runtime)")
+	f.Int("stride", d.Stride, "forecast: replay every Nth training window")
+	f.Int("rollouts", d.Rollouts, "forecast: rollouts per decision (K)")
+	f.Int("resample-days", d.ResampleDays, "forecast: add arrivals resampled from the trace's last N days to every rollout (0 = none)")
+	f.Float64("correlation", d.Correlation, "forecast: correlation of the run-time draws within a rollout (Gaussian copula; 0 = independent)")
+	f.Int("workers", 0, "forecast: windows replayed at once (0 = GOMAXPROCS); the output does not depend on it")
 	f.String("samples", "", "samples file (Parquet, from mirage features build); required")
 	f.StringP("output", "o", "", "output model directory; required")
 	f.Int("cv", d.CV, "cross-validation folds (0 = none)")
@@ -210,6 +217,9 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	}
 	if c.Model == "runtime" {
 		return runTrainRuntime(cmd, g, c)
+	}
+	if c.Model == evaluate.ForecastKind {
+		return runTrainForecast(cmd, g, c)
 	}
 	if c.Samples == "" || c.Output == "" {
 		return usagef("train: --samples and -o are required")

@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"github.com/mirage-hpc/mirage/evaluate"
 )
 
 // Config is every setting of every command, resolved once per run from
@@ -102,6 +104,14 @@ type TrainConfig struct {
 	// model's default. Flags --objective, --huber-slope, --max-depth,
 	// --eta, --rounds and --trees override them.
 	Params TrainParams `mapstructure:"params"`
+	// Forecast: the run-time model directory, every Stride-th training
+	// window replayed, rollouts per decision and windows replayed at once.
+	RuntimeModel string  `mapstructure:"runtime_model"`
+	Stride       int     `mapstructure:"stride"`
+	Rollouts     int     `mapstructure:"rollouts"`
+	ResampleDays int     `mapstructure:"resample_days"`
+	Correlation  float64 `mapstructure:"correlation"`
+	Workers      int     `mapstructure:"workers"`
 }
 
 // TrainParams are the config-file model parameters (train.params.*).
@@ -284,7 +294,8 @@ func defaultConfig() Config {
 		Ingest:   IngestConfig{Format: "auto", Progress: true},
 		Sim:      SimConfig{Profile: "default", TZ: "UTC", CapacityBucket: 24 * time.Hour, BfMaxJobTest: -1, BfMaxJobUser: -1},
 		Features: FeaturesConfig{Protocol: "mirage-ls6", Period: "train", Progress: true},
-		Train:    TrainConfig{Model: "forest", CV: 5, Seed: 1, Device: "cpu", Target: "r", OverlapBudget: time.Hour},
+		Train: TrainConfig{Model: "forest", CV: 5, Seed: 1, Device: "cpu", Target: "r", OverlapBudget: time.Hour,
+			Stride: 1, Rollouts: evaluate.DefaultRollouts, ResampleDays: 7, Correlation: 0.5},
 		Evaluate: EvaluateConfig{Protocol: "mirage-ls6-val", Period: "validation", Policy: "reactive,immediate,avg,slurm-estimate,oracle,oracle-cost", Lambda: 0.5,
 			Decision: 10 * time.Minute, Progress: true},
 		Synth: SynthConfig{
