@@ -25,6 +25,10 @@ import (
 // decision.
 const DefaultRollouts = 32
 
+// DefaultCorrelation is the forecast's default copula correlation ρ
+// between the draws of one rollout (see Forecaster.Correlation).
+const DefaultCorrelation = 0.5
+
 // DefaultForecastTau is the forecast's τ without a trained operating
 // point.
 const DefaultForecastTau = 0.5

@@ -20,7 +20,15 @@ type StartEstimate struct {
 	// Replay is the job's start in the replay (with true run times,
 	// which no estimate knows), -1 when it never started.
 	Replay int64
+	// Extra is EstimateStartsWith's extra prediction (Unix seconds),
+	// ExtraOK false when it gave none.
+	Extra   int64
+	ExtraOK bool
 }
+
+// ExtraStart predicts job id's start at its submission from the
+// simulation s just before it (s must only be read or cloned).
+type ExtraStart func(ctx context.Context, s *Sim, id JobID) (int64, bool, error)
 
 // EstimateStarts replays jobs under cfg and, for each job submitted in
 // [from, to) (Unix seconds; to 0 = no end), asks the planner at its
@@ -31,6 +39,12 @@ type StartEstimate struct {
 // one asked about matter for Pred: the job itself is planned with its
 // limit.
 func EstimateStarts(ctx context.Context, cfg Config, jobs []Job, from, to int64) ([]StartEstimate, error) {
+	return EstimateStartsWith(ctx, cfg, jobs, from, to, nil)
+}
+
+// EstimateStartsWith is EstimateStarts with an extra predictor asked at
+// the same moments (nil: none).
+func EstimateStartsWith(ctx context.Context, cfg Config, jobs []Job, from, to int64, extra ExtraStart) ([]StartEstimate, error) {
 	var ids []JobID
 	for i := range jobs {
 		j := &jobs[i]
@@ -62,6 +76,13 @@ func EstimateStarts(ctx context.Context, cfg Config, jobs []Job, from, to int64)
 		e.Job = id
 		e.Limits, e.LimitsOK = s.EstimatedStart(jobs[id])
 		e.Pred, e.PredOK = s.EstimatedStartPredicted(jobs[id])
+		if extra != nil {
+			at, ok, err := extra(ctx, s, id)
+			if err != nil {
+				return nil, fmt.Errorf("estimate starts: job %s: %w", jobs[id].Name, err)
+			}
+			e.Extra, e.ExtraOK = at, ok
+		}
 	}
 	if err := s.Run(ctx); err != nil {
 		return nil, fmt.Errorf("estimate starts: %w", err)

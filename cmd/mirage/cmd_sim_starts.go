@@ -10,6 +10,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/spf13/cobra"
 
+	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/train/jobruntime"
@@ -24,7 +25,10 @@ func newSimStartsCommand(g *globalOptions) *cobra.Command {
 squeue --start answers at submission: with every running and pending job's time
 limit (Slurm's estimate), with run times predicted from its user's last 2 jobs
 (history), and with the median of a run-time model (--runtime-model, from
-mirage train --model runtime). Each prediction is scored against the job's real
+mirage train --model runtime); with --forecast-rollouts K also the median start
+of K Monte Carlo rollouts of the queue (every running and pending job's run time
+drawn from the model, conditioned on the time it has run, as the forecast policy
+does; no future arrival). Each prediction is scored against the job's real
 start in the trace: within 1 minute, within 10 minutes, predicted wait within a
 factor of 2 of the real wait, mean and median absolute error. The replay's own
 start (it knows every true run time, no estimate does) is scored too: the
@@ -46,6 +50,7 @@ job).
 	cmd.Flags().Lookup("to").Usage = "end of the submissions whose starts are predicted (exclusive)"
 	cmd.Flags().String("runtime-model", "", "run-time model directory (mirage train --model runtime): adds its median as a predictor")
 	cmd.Flags().StringP("output", "o", "", "output directory for starts.json and starts.parquet (optional)")
+	cmd.Flags().Int("forecast-rollouts", 0, "with --runtime-model: add the forecast median over this many rollouts per job (0 = none; 32 is the forecast policy's)")
 	return cmd
 }
 
@@ -54,7 +59,8 @@ type startsSummary struct {
 	From int64 `json:"from"`
 	To   int64 `json:"to,omitempty"`
 	// Predictors are scored in this order: slurm (limits), history,
-	// runtime-model (with --runtime-model), replay.
+	// runtime-model (with --runtime-model), forecast (with
+	// --forecast-rollouts), replay.
 	Predictors []startsScore `json:"predictors"`
 	Config     sim.Config    `json:"config"`
 }
@@ -73,6 +79,7 @@ type startRow struct {
 	SlurmEst     int64  `parquet:"est_slurm"`
 	HistoryEst   int64  `parquet:"est_history"`
 	RuntimeEst   int64  `parquet:"est_runtime_model"`
+	ForecastEst  int64  `parquet:"est_forecast"`
 	ReplayStart  int64  `parquet:"replay_start"`
 	Nodes        int32  `parquet:"nodes"`
 	TimelimitSec int64  `parquet:"timelimit_sec"`
@@ -86,6 +93,9 @@ func runSimStarts(cmd *cobra.Command, g *globalOptions) error {
 		if err := checkOutputDir(c.Output); err != nil {
 			return err
 		}
+	}
+	if c.ForecastRollouts < 0 || c.ForecastRollouts > 0 && c.RuntimeModel == "" {
+		return usagef("sim starts: --forecast-rollouts %d: want >= 0, with --runtime-model", c.ForecastRollouts)
 	}
 	var model *jobruntime.Model
 	if c.RuntimeModel != "" {
@@ -134,7 +144,16 @@ func runSimStarts(cmd *cobra.Command, g *globalOptions) error {
 		for i := range mj {
 			mj[i].PredRunSec = med[mj[i].Name]
 		}
-		if byModel, err = sim.EstimateStarts(ctx, rs.cfg, mj, lo, hi); err != nil {
+		var extra sim.ExtraStart
+		if c.ForecastRollouts > 0 {
+			rt, err := evaluate.NewRunTimes(c.RuntimeModel, rs.tjobs, mj, false)
+			if err != nil {
+				return err
+			}
+			f := &evaluate.Forecaster{RT: rt, K: c.ForecastRollouts, Seed: 1, Correlation: evaluate.DefaultCorrelation}
+			extra = f.MedianStart
+		}
+		if byModel, err = sim.EstimateStartsWith(ctx, rs.cfg, mj, lo, hi, extra); err != nil {
 			return err
 		}
 	}
@@ -170,13 +189,19 @@ func runSimStarts(cmd *cobra.Command, g *globalOptions) error {
 			if m.PredOK {
 				row.RuntimeEst = m.Pred
 			}
+			if c.ForecastRollouts > 0 {
+				add("forecast", m.Extra, m.ExtraOK)
+				if m.ExtraOK {
+					row.ForecastEst = m.Extra
+				}
+			}
 		}
 		add("replay", e.Replay, e.Replay >= 0)
 		rows = append(rows, row)
 	}
 	sum := startsSummary{From: lo, To: hi, Config: rs.cfg}
-	for _, name := range []string{"slurm", "history", "runtime-model", "replay"} {
-		if _, ok := cols[name]; !ok && name == "runtime-model" {
+	for _, name := range []string{"slurm", "history", "runtime-model", "forecast", "replay"} {
+		if _, ok := cols[name]; !ok {
 			continue
 		}
 		sum.Predictors = append(sum.Predictors, startsScore{Name: name, StartAccuracy: sim.ScoreStarts(submit, real, cols[name], oks[name])})

@@ -182,6 +182,9 @@ type SimConfig struct {
 	// directory (train --model runtime) and the output directory.
 	RuntimeModel string `mapstructure:"runtime_model"`
 	Output       string `mapstructure:"output"`
+	// ForecastRollouts, when > 0, adds sim starts' forecast median over
+	// that many rollouts with the run-time model.
+	ForecastRollouts int `mapstructure:"forecast_rollouts"`
 }
 
 // IngestConfig configures `mirage ingest`.
@@ -295,7 +298,7 @@ func defaultConfig() Config {
 		Sim:      SimConfig{Profile: "default", TZ: "UTC", CapacityBucket: 24 * time.Hour, BfMaxJobTest: -1, BfMaxJobUser: -1},
 		Features: FeaturesConfig{Protocol: "mirage-ls6", Period: "train", Progress: true},
 		Train: TrainConfig{Model: "forest", CV: 5, Seed: 1, Device: "cpu", Target: "r", OverlapBudget: time.Hour,
-			Stride: 1, Rollouts: evaluate.DefaultRollouts, ResampleDays: 7, Correlation: 0.5},
+			Stride: 1, Rollouts: evaluate.DefaultRollouts, ResampleDays: 7, Correlation: evaluate.DefaultCorrelation},
 		Evaluate: EvaluateConfig{Protocol: "mirage-ls6-val", Period: "validation", Policy: "reactive,immediate,avg,slurm-estimate,oracle,oracle-cost", Lambda: 0.5,
 			Decision: 10 * time.Minute, Progress: true},
 		Synth: SynthConfig{
