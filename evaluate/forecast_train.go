@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"sync"
-	"sync/atomic"
 
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/internal/workpool"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train"
@@ -96,39 +95,13 @@ func TrainForecast(ctx context.Context, tjobs []trace.Job, sjobs []sim.Job, rtDi
 	user := features.ChainUser(sjobs)
 	units := len(fo.ChainNodes) * len(wins)
 	out := make([]forecastUnit, units)
-	errs := make([]error, units)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var next atomic.Int64
-	var mu sync.Mutex
-	done := 0
-	var wg sync.WaitGroup
-	for range min(max(o.Workers, 1), max(units, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				u := int(next.Add(1) - 1)
-				if u >= units || ctx.Err() != nil {
-					return
-				}
-				w, nodes := wins[u%len(wins)], fo.ChainNodes[u/len(wins)]
-				out[u], errs[u] = safeForecastWindow(ctx, sjobs, &fo, fc, re, w, nodes, user)
-				if errs[u] != nil {
-					errs[u] = fmt.Errorf("window %d (chain of %d nodes): %w", w, nodes, errs[u])
-					cancel()
-					return
-				}
-				if o.Progress != nil {
-					mu.Lock()
-					done++
-					o.Progress(done, units)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	errs := workpool.Run(ctx, o.Workers, units, func(ctx context.Context, u int) (err error) {
+		w, nodes := wins[u%len(wins)], fo.ChainNodes[u/len(wins)]
+		if out[u], err = safeForecastWindow(ctx, sjobs, &fo, fc, re, w, nodes, user); err != nil {
+			return fmt.Errorf("window %d (chain of %d nodes): %w", w, nodes, err)
+		}
+		return nil
+	}, o.Progress)
 	for _, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return nil, err

@@ -7,10 +7,9 @@ import (
 	"math"
 	"runtime/debug"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/internal/workpool"
 	"github.com/mirage-hpc/mirage/sim"
 )
 
@@ -91,39 +90,13 @@ func Replay(ctx context.Context, jobs []sim.Job, policies []Policy, opts Options
 	user := features.ChainUser(jobs)
 	units := len(fo.ChainNodes) * fo.Windows
 	out := make([][]Row, units)
-	errs := make([]error, units)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var next atomic.Int64
-	var mu sync.Mutex
-	done := 0
-	var wg sync.WaitGroup
-	for range min(max(opts.Workers, 1), max(units, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				u := int(next.Add(1) - 1)
-				if u >= units || ctx.Err() != nil {
-					return
-				}
-				w, nodes := u%fo.Windows, fo.ChainNodes[u/fo.Windows]
-				out[u], errs[u] = safeWindow(ctx, jobs, &fo, policies, opts.DecisionSec, opts.Lambda, w, nodes, user)
-				if errs[u] != nil {
-					errs[u] = fmt.Errorf("window %d (chain of %d nodes): %w", w, nodes, errs[u])
-					cancel()
-					return
-				}
-				if opts.Progress != nil {
-					mu.Lock()
-					done++
-					opts.Progress(done, units)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	errs := workpool.Run(ctx, opts.Workers, units, func(ctx context.Context, u int) (err error) {
+		w, nodes := u%fo.Windows, fo.ChainNodes[u/fo.Windows]
+		if out[u], err = safeWindow(ctx, jobs, &fo, policies, opts.DecisionSec, opts.Lambda, w, nodes, user); err != nil {
+			return fmt.Errorf("window %d (chain of %d nodes): %w", w, nodes, err)
+		}
+		return nil
+	}, opts.Progress)
 	for _, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return Results{}, err

@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"sync"
-	"sync/atomic"
 
+	"github.com/mirage-hpc/mirage/internal/workpool"
 	"github.com/mirage-hpc/mirage/sim"
 )
 
@@ -74,39 +73,13 @@ func Build(ctx context.Context, jobs []sim.Job, opts Options) (Samples, Summary,
 	}
 	units := len(opts.ChainNodes) * opts.Windows
 	results := make([]unitResult, units)
-	errs := make([]error, units)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var next atomic.Int64
-	var mu sync.Mutex
-	done := 0
-	var wg sync.WaitGroup
-	for range min(opts.Workers, max(units, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				u := int(next.Add(1) - 1)
-				if u >= units || ctx.Err() != nil {
-					return
-				}
-				w, nodes := u%opts.Windows, opts.ChainNodes[u/opts.Windows]
-				results[u], errs[u] = safeRunWindow(ctx, jobs, &opts, w, nodes, user)
-				if errs[u] != nil {
-					errs[u] = fmt.Errorf("window %d (chain of %d nodes): %w", w, nodes, errs[u])
-					cancel()
-					return
-				}
-				if opts.Progress != nil {
-					mu.Lock()
-					done++
-					opts.Progress(done, units)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	errs := workpool.Run(ctx, opts.Workers, units, func(ctx context.Context, u int) (err error) {
+		w, nodes := u%opts.Windows, opts.ChainNodes[u/opts.Windows]
+		if results[u], err = safeRunWindow(ctx, jobs, &opts, w, nodes, user); err != nil {
+			return fmt.Errorf("window %d (chain of %d nodes): %w", w, nodes, err)
+		}
+		return nil
+	}, opts.Progress)
 	if err := firstError(errs); err != nil {
 		return Samples{}, Summary{}, err
 	}
