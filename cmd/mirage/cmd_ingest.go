@@ -94,10 +94,6 @@ func runIngest(cmd *cobra.Command, g *globalOptions, inputs []string) error {
 	if cfg.RowGroupRows < 0 || cfg.RowGroupRows == 0 && cmd.Flags().Changed("row-group-rows") {
 		return usagef("--row-group-rows %d: want 1 or more (omit it for the default %d)", cfg.RowGroupRows, trace.DefaultRowGroupRows)
 	}
-	allowEmpty, err := cmd.Flags().GetBool("allow-empty")
-	if err != nil {
-		return usageError{err}
-	}
 	if cfg.CoresPerNode < 0 {
 		return usagef("--cores-per-node %d: want a positive number, or 0 for unknown", cfg.CoresPerNode)
 	}
@@ -109,7 +105,7 @@ func runIngest(cmd *cobra.Command, g *globalOptions, inputs []string) error {
 		StartTime:    start,
 		Strict:       cfg.Strict,
 		RowGroupRows: cfg.RowGroupRows,
-		AllowEmpty:   allowEmpty,
+		AllowEmpty:   cfg.AllowEmpty,
 		Quarantine:   cfg.Quarantine,
 		Logger:       g.log(),
 	}

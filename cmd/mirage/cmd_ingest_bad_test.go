@@ -244,3 +244,24 @@ func checkDuckDB(t *testing.T, paths []string, jobs []int64) {
 	}
 	t.Logf("DuckDB read the %d accepted outputs", len(paths))
 }
+
+// TestIngest_AllowEmptyConfig: ingest.allow_empty in a config file does
+// what --allow-empty does.
+func TestIngest_AllowEmptyConfig(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join("..", "..", "ingest", "testdata", "bad", "sacct_all_quarantined.txt")
+	out := filepath.Join(dir, "t.parquet")
+	if _, _, code := run(t, "ingest", "-o", out, in); code != 2 {
+		t.Fatalf("without allow_empty: exit %d, want 2", code)
+	}
+	cfg := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(cfg, []byte("ingest:\n  allow_empty: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := run(t, "ingest", "--config", cfg, "-o", out, in); code != 0 {
+		t.Fatalf("with ingest.allow_empty: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatal(err)
+	}
+}

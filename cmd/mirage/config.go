@@ -199,6 +199,8 @@ type IngestConfig struct {
 	StartTime    string `mapstructure:"start_time"` // RFC 3339; "" = none
 	RowGroupRows int    `mapstructure:"row_group_rows"`
 	Progress     bool   `mapstructure:"progress"`
+	// AllowEmpty accepts a run whose every row is quarantined.
+	AllowEmpty bool `mapstructure:"allow_empty"`
 }
 
 // SynthConfig configures `mirage synth`.
