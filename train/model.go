@@ -3,7 +3,6 @@ package train
 import (
 	"context"
 	"fmt"
-	"math"
 	"runtime"
 	"sort"
 	"strconv"
@@ -224,34 +223,10 @@ func Fit(ctx context.Context, d *Data, train, valid []int, p Params) (*Fitted, e
 	if p.Kind == KindXGBoost {
 		rounds = max(1, p.Rounds)
 	}
-	best, bestRMSE := rounds, math.Inf(1)
-	for it := range rounds {
-		if err := ctx.Err(); err != nil {
-			b.Close()
-			return nil, err
-		}
-		if err := b.Update(it, dt); err != nil {
-			b.Close()
-			return nil, err
-		}
-		if dv == nil {
-			continue
-		}
-		line, err := b.Eval(it, []*xgboost.DMatrix{dv}, []string{"valid"})
-		if err != nil {
-			b.Close()
-			return nil, err
-		}
-		m, err := xgboost.ParseEval(line)
-		if err != nil {
-			b.Close()
-			return nil, err
-		}
-		if r := m["valid-"+evalMetric(p.Objective)]; r < bestRMSE {
-			best, bestRMSE = it+1, r
-		} else if p.EarlyStopping > 0 && it+1-best >= p.EarlyStopping {
-			break
-		}
+	best, err := b.Boost(ctx, dt, dv, rounds, p.EarlyStopping, "valid-"+evalMetric(p.Objective))
+	if err != nil {
+		b.Close()
+		return nil, err
 	}
 	if dv != nil {
 		// Retrain to exactly the best round count so model.json holds no

@@ -3,7 +3,6 @@ package jobruntime
 import (
 	"context"
 	"fmt"
-	"math"
 	"runtime"
 	"strconv"
 
@@ -169,34 +168,10 @@ func fitOne(ctx context.Context, m *Matrix, y []float32, train, valid []int, obj
 	if numClass > 0 {
 		metric = "valid-mlogloss"
 	}
-	best, bestLoss := rounds, math.Inf(1)
-	for it := range rounds {
-		if err := ctx.Err(); err != nil {
-			b.Close()
-			return nil, err
-		}
-		if err := b.Update(it, dt); err != nil {
-			b.Close()
-			return nil, err
-		}
-		if dv == nil {
-			continue
-		}
-		line, err := b.Eval(it, []*xgboost.DMatrix{dv}, []string{"valid"})
-		if err != nil {
-			b.Close()
-			return nil, err
-		}
-		ev, err := xgboost.ParseEval(line)
-		if err != nil {
-			b.Close()
-			return nil, err
-		}
-		if l := ev[metric]; l < bestLoss {
-			best, bestLoss = it+1, l
-		} else if p.EarlyStopping > 0 && it+1-best >= p.EarlyStopping {
-			break
-		}
+	best, err := b.Boost(ctx, dt, dv, rounds, p.EarlyStopping, metric)
+	if err != nil {
+		b.Close()
+		return nil, err
 	}
 	return &booster{b: b, rounds: best}, nil
 }
