@@ -55,31 +55,13 @@ func ParseMulti(data []byte) (*MultiModel, error) {
 		return nil, fmt.Errorf("xgbjson: %d trees, %d tree_info entries", len(trees), len(info))
 	}
 	m := &MultiModel{NumClass: nc, NumFeature: nf, BaseScore: float32(bs), Objective: l.Objective.Name}
-	for ti, t := range trees {
+	for ti := range trees {
 		if info[ti] < 0 || info[ti] >= nc {
 			return nil, fmt.Errorf("xgbjson: tree %d: class %d of %d", ti, info[ti], nc)
 		}
-		n := len(t.Left)
-		if len(t.Right) != n || len(t.Indices) != n || len(t.Conditions) != n || len(t.DefLeft) != n {
-			return nil, fmt.Errorf("xgbjson: tree %d: arrays of different lengths", ti)
-		}
-		if len(t.Categories) > 0 {
-			return nil, fmt.Errorf("%w: tree %d has categorical splits", ErrUnsupported, ti)
-		}
-		for _, s := range t.SplitType {
-			if s != 0 {
-				return nil, fmt.Errorf("%w: tree %d has categorical splits", ErrUnsupported, ti)
-			}
-		}
-		tr := tree{left: t.Left, right: t.Right, feat: t.Indices, cond: t.Conditions, defLeft: make([]bool, n)}
-		for i := range n {
-			tr.defLeft[i] = bool(t.DefLeft[i])
-			if tr.left[i] >= int32(n) || tr.right[i] >= int32(n) || (tr.left[i] >= 0 && (tr.feat[i] < 0 || int(tr.feat[i]) >= nf)) {
-				return nil, fmt.Errorf("xgbjson: tree %d node %d: bad child or feature index", ti, i)
-			}
-			if tr.left[i] >= 0 && (tr.left[i] <= int32(i) || tr.right[i] <= int32(i)) {
-				return nil, fmt.Errorf("xgbjson: tree %d node %d: child before parent", ti, i)
-			}
+		tr, err := newTree(ti, &trees[ti], nf)
+		if err != nil {
+			return nil, err
 		}
 		m.trees = append(m.trees, tr)
 		m.class = append(m.class, int32(info[ti]))

@@ -75,19 +75,52 @@ type jsonModel struct {
 		Booster struct {
 			Name  string `json:"name"`
 			Model struct {
-				Trees []struct {
-					Left       []int32    `json:"left_children"`
-					Right      []int32    `json:"right_children"`
-					Indices    []int32    `json:"split_indices"`
-					Conditions []float32  `json:"split_conditions"`
-					DefLeft    []flexBool `json:"default_left"`
-					SplitType  []int      `json:"split_type"`
-					Categories []int      `json:"categories"`
-				} `json:"trees"`
-				TreeInfo []int `json:"tree_info"`
+				Trees    []jsonTree `json:"trees"`
+				TreeInfo []int      `json:"tree_info"`
 			} `json:"model"`
 		} `json:"gradient_booster"`
 	} `json:"learner"`
+}
+
+// jsonTree is one tree of a JSON model, as XGBoost writes it.
+type jsonTree struct {
+	Left       []int32    `json:"left_children"`
+	Right      []int32    `json:"right_children"`
+	Indices    []int32    `json:"split_indices"`
+	Conditions []float32  `json:"split_conditions"`
+	DefLeft    []flexBool `json:"default_left"`
+	SplitType  []int      `json:"split_type"`
+	Categories []int      `json:"categories"`
+}
+
+// newTree checks tree ti of a model of nf features and converts it: an
+// error for arrays of different lengths, bad child or feature indices, a
+// child before its parent, or (wrapping ErrUnsupported) categorical
+// splits.
+func newTree(ti int, t *jsonTree, nf int) (tree, error) {
+	n := len(t.Left)
+	if len(t.Right) != n || len(t.Indices) != n || len(t.Conditions) != n || len(t.DefLeft) != n {
+		return tree{}, fmt.Errorf("xgbjson: tree %d: arrays of different lengths", ti)
+	}
+	if len(t.Categories) > 0 {
+		return tree{}, fmt.Errorf("%w: tree %d has categorical splits", ErrUnsupported, ti)
+	}
+	for _, s := range t.SplitType {
+		if s != 0 {
+			return tree{}, fmt.Errorf("%w: tree %d has categorical splits", ErrUnsupported, ti)
+		}
+	}
+	tr := tree{left: t.Left, right: t.Right, feat: t.Indices, cond: t.Conditions, defLeft: make([]bool, n)}
+	for i := range n {
+		tr.defLeft[i] = bool(t.DefLeft[i])
+		if tr.left[i] >= int32(n) || tr.right[i] >= int32(n) || (tr.left[i] >= 0 && (tr.feat[i] < 0 || int(tr.feat[i]) >= nf)) {
+			return tree{}, fmt.Errorf("xgbjson: tree %d node %d: bad child or feature index", ti, i)
+		}
+		if tr.left[i] >= 0 && (tr.left[i] <= int32(i) || tr.right[i] <= int32(i)) {
+			return tree{}, fmt.Errorf("xgbjson: tree %d node %d: child before parent", ti, i)
+		}
+	}
+	return tr, nil
 }
 
 // Parse decodes an XGBoost JSON model. It returns an error wrapping
@@ -125,28 +158,10 @@ func Parse(data []byte) (*Model, error) {
 		m.Logistic = true
 		m.BaseScore = float32(math.Log(bs / (1 - bs))) // the margin
 	}
-	for ti, t := range l.Booster.Model.Trees {
-		n := len(t.Left)
-		if len(t.Right) != n || len(t.Indices) != n || len(t.Conditions) != n || len(t.DefLeft) != n {
-			return nil, fmt.Errorf("xgbjson: tree %d: arrays of different lengths", ti)
-		}
-		if len(t.Categories) > 0 {
-			return nil, fmt.Errorf("%w: tree %d has categorical splits", ErrUnsupported, ti)
-		}
-		for _, s := range t.SplitType {
-			if s != 0 {
-				return nil, fmt.Errorf("%w: tree %d has categorical splits", ErrUnsupported, ti)
-			}
-		}
-		tr := tree{left: t.Left, right: t.Right, feat: t.Indices, cond: t.Conditions, defLeft: make([]bool, n)}
-		for i := range n {
-			tr.defLeft[i] = bool(t.DefLeft[i])
-			if tr.left[i] >= int32(n) || tr.right[i] >= int32(n) || (tr.left[i] >= 0 && (tr.feat[i] < 0 || int(tr.feat[i]) >= nf)) {
-				return nil, fmt.Errorf("xgbjson: tree %d node %d: bad child or feature index", ti, i)
-			}
-			if tr.left[i] >= 0 && (tr.left[i] <= int32(i) || tr.right[i] <= int32(i)) {
-				return nil, fmt.Errorf("xgbjson: tree %d node %d: child before parent", ti, i)
-			}
+	for ti := range l.Booster.Model.Trees {
+		tr, err := newTree(ti, &l.Booster.Model.Trees[ti], nf)
+		if err != nil {
+			return nil, err
 		}
 		m.trees = append(m.trees, tr)
 	}
