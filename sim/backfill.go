@@ -248,8 +248,8 @@ func (s *Sim) backfillPass() bool {
 		}
 		tested++
 		s.work.BackfillTested++
-		j := &s.jobs[id]
-		dur := ceilDiv(j.LimitSec, bf.ResolutionSec) * bf.ResolutionSec
+		nodes, limit := it.job()
+		dur := ceilDiv(limit, bf.ResolutionSec) * bf.ResolutionSec
 		if b, ok := p.blockedAt(); ok && s.now+dur > b && (bf.Flavour == BackfillConservative || reserved) && !s.reference {
 			// It cannot start now, and its reservation would come after
 			// b: where no job that could still start now looks (those
@@ -257,17 +257,17 @@ func (s *Sim) backfillPass() bool {
 			s.work.BackfillSkipped++
 			continue
 		}
-		at, ok := p.earliest(int(j.Nodes), dur)
+		at, ok := p.earliest(int(nodes), dur)
 		if !ok {
 			continue
 		}
 		switch {
-		case at == s.now && int(j.Nodes) <= s.free():
+		case at == s.now && int(nodes) <= s.free():
 			s.start(id)
 			started = true
-			p.reserve(int(j.Nodes), at, dur)
+			p.reserve(int(nodes), at, dur)
 		case bf.Flavour == BackfillConservative || !reserved:
-			p.reserve(int(j.Nodes), at, dur)
+			p.reserve(int(nodes), at, dur)
 			reserved = true
 		}
 	}

@@ -80,10 +80,11 @@ func (s *Sim) refreshBounds() {
 	for _, i := range x.orders[0].slots {
 		u := &x.users[i]
 		u.fsMax = s.fairShareMax(int(i))
-		for k := range x.orders {
-			u.bound[k] = math.Inf(-1)
-			if l := u.lists[listUncapped+uint8(k)]; len(l) > 0 {
-				u.bound[k] = s.entryBound(l[0].key, listUncapped+uint8(k), u.fsMax)
+		u.bound = [2]float64{math.Inf(-1), math.Inf(-1)}
+		for kind := listUncapped; kind < numLists; kind++ {
+			if l := u.lists[kind]; len(l) > 0 {
+				k := boundKind(kind)
+				u.bound[k] = max(u.bound[k], s.entryBound(l[0].key, kind, u.fsMax))
 			}
 		}
 	}
@@ -141,7 +142,7 @@ func (s *Sim) entryBound(key float64, kind uint8, fsMax float64) float64 {
 		return math.Inf(1) // every user is evaluated, as without bounds
 	}
 	b := key
-	if kind == listCapped {
+	if isCapped(kind) {
 		b += pc.AgeWeight
 	}
 	b += pc.FairShareWeight * fsMax
@@ -162,7 +163,7 @@ func (s *Sim) raiseBound(i int, id JobID) {
 			x.orders[k].place(x, k, i, len(x.orders[k].slots))
 		}
 	}
-	k := int(x.where[id] - listUncapped)
+	k := boundKind(x.where[id])
 	if b := s.entryBound(x.key[id], x.where[id], u.fsMax); b > u.bound[k] {
 		p := int(u.bpos[k])
 		x.orders[k].slots = slices.Delete(x.orders[k].slots, p, p+1)

@@ -28,7 +28,7 @@ import (
 type prioIndex struct {
 	base  int64     // time origin of the keys, Unix seconds
 	key   []float64 // per JobID: the job's sort key in its list
-	where []uint8   // per JobID: listNone, listUncapped or listCapped
+	where []uint8   // per JobID: listNone or the list kind it is in
 	taken []uint32  // per JobID: the pass generation that yielded it
 	users []userLists
 	// active lists the user slots whose lists are not empty, in no
@@ -43,7 +43,7 @@ type prioIndex struct {
 	// prepareIndex (userLists.dirty marks them).
 	dirty []int32
 	// orders list the active user slots by their bounds (bound.go), one
-	// order per list kind (index kind-listUncapped); bounded says the
+	// order per boundKind; bounded says the
 	// bounds hold until boundUntil (Unix seconds), computed with usage
 	// totals of at most totalMax.
 	orders     [2]boundOrder
@@ -57,26 +57,56 @@ type prioIndex struct {
 // it moved to the capped list), so a list stays sorted.
 type entry struct {
 	key float64
-	id  JobID
+	// from and nodes are the job's priority inputs (agedFrom, Job.Nodes),
+	// kept beside the key (with the submission time that breaks ties and
+	// the limit a backfill pass plans with) so a pass reads its lists
+	// sequentially.
+	from   int64
+	submit int64 // Job.Submit: order's tie-break
+	limit  int64 // Job.LimitSec
+	id     JobID
+	nodes  int32
 }
 
 const (
 	listNone uint8 = iota
 	listUncapped
 	listCapped
+	// listRecent holds capped jobs that crossed recently, a short sorted
+	// list merged into listCapped when it grows past a fraction of it:
+	// a crossing job belongs at the end of its size's run, anywhere in
+	// a long capped list, and inserting it there would move the rest.
+	listRecent
+	numLists
 )
+
+// isCapped reports whether list kind k holds capped jobs.
+func isCapped(k uint8) bool { return k >= listCapped }
+
+// boundKind returns the index of the bound (and of prioIndex.orders) of
+// list kind k: 0 for uncapped jobs, 1 for capped ones.
+func boundKind(k uint8) int {
+	if isCapped(k) {
+		return 1
+	}
+	return 0
+}
 
 // userLists are one user's indexed jobs (slot 0: jobs without a user).
 // Lists may hold stale entries (where no longer names the list), dropped
 // when they outnumber the live ones.
 type userLists struct {
-	lists [3][]entry // indexed by listUncapped, listCapped
-	stale [3]int
-	cur   [3]int // a pass's cursor: entries before it are taken or stale
-	pos   int32  // index in prioIndex.active, -1 when not there
-	dirty bool   // listed in prioIndex.dirty
-	// bound[k] bounds the priority of the user's jobs in list
-	// listUncapped+k until prioIndex.boundUntil (the uncapped one without
+	lists [numLists][]entry // indexed by list kind
+	stale [numLists]int
+	cur   [numLists]int // a pass's cursor: entries before it are taken or stale
+	// runFrom[k]..runEnd[k] is a run of equal keys found in this pass
+	// (entries from runFrom to the run's end): lists do not change
+	// during a pass, so a later search from inside it has the same end.
+	runFrom, runEnd [numLists]int
+	pos             int32 // index in prioIndex.active, -1 when not there
+	dirty           bool  // listed in prioIndex.dirty
+	// bound[k] bounds the priority of the user's jobs in the lists of
+	// boundKind k until prioIndex.boundUntil (the uncapped one without
 	// the age shift), with fair-share factor at most fsMax; bpos[k] is
 	// the user's index in prioIndex.orders[k], -1 when not there.
 	bound   [2]float64
@@ -143,7 +173,7 @@ func (s *Sim) indexAdd(id JobID) {
 	kind, key := listUncapped, s.sizeTerm(id)
 	switch {
 	case s.capsAge() && s.now-from >= pc.MaxAgeSec:
-		kind = listCapped
+		kind = listRecent
 	case pc.AgeWeight != 0:
 		key -= pc.AgeWeight * float64(from-x.base) / float64(pc.MaxAgeSec)
 		if s.capsAge() {
@@ -157,22 +187,49 @@ func (s *Sim) indexAdd(id JobID) {
 		x.active = append(x.active, int32(s.slot(id)))
 	}
 	l := u.lists[kind]
-	e := entry{key: key, id: id}
+	e := entry{key: key, from: from, submit: s.jobs[id].Submit, limit: s.jobs[id].LimitSec, id: id, nodes: s.jobs[id].Nodes}
 	i, _ := slices.BinarySearchFunc(l, e, s.indexCmp)
 	u.lists[kind] = slices.Insert(l, i, e)
+	if kind == listRecent && len(u.lists[kind]) > max(64, len(u.lists[listCapped])/8) {
+		s.mergeRecent(u)
+	}
 	s.raiseBound(s.slot(id), id)
+}
+
+// mergeRecent moves a user's recent capped entries into its capped list
+// (one merge, dropping stale entries of both): O(n) once per n/8
+// crossings.
+func (s *Sim) mergeRecent(u *userLists) {
+	x := s.idx
+	a, b := u.lists[listCapped], u.lists[listRecent]
+	out := make([]entry, 0, max(0, len(a)+len(b)-u.stale[listCapped]-u.stale[listRecent]))
+	for i, j := 0, 0; i < len(a) || j < len(b); {
+		if j == len(b) || i < len(a) && s.indexCmp(a[i], b[j]) <= 0 {
+			if x.where[a[i].id] == listCapped {
+				out = append(out, a[i])
+			}
+			i++
+			continue
+		}
+		if x.where[b[j].id] == listRecent {
+			x.where[b[j].id] = listCapped
+			out = append(out, b[j])
+		}
+		j++
+	}
+	u.lists[listCapped], u.lists[listRecent] = out, b[:0]
+	u.stale[listCapped], u.stale[listRecent] = 0, 0
 }
 
 // indexCmp orders one list: key descending, then submission, then ID.
 func (s *Sim) indexCmp(ea, eb entry) int {
-	a, b := ea.id, eb.id
 	if c := cmp.Compare(eb.key, ea.key); c != 0 {
 		return c
 	}
-	if c := cmpInt64(s.jobs[a].Submit, s.jobs[b].Submit); c != 0 {
+	if c := cmpInt64(ea.submit, eb.submit); c != 0 {
 		return c
 	}
-	return cmpInt64(int64(a), int64(b))
+	return cmpInt64(int64(ea.id), int64(eb.id))
 }
 
 // indexRemove drops a job that started or left the queue.
@@ -216,7 +273,7 @@ func (s *Sim) prepareIndex() {
 	for _, i := range x.dirty {
 		u := &x.users[i]
 		u.dirty = false
-		for k := listUncapped; k <= listCapped; k++ {
+		for k := listUncapped; k < numLists; k++ {
 			l := u.lists[k]
 			if u.stale[k] == 0 {
 				continue
@@ -235,7 +292,7 @@ func (s *Sim) prepareIndex() {
 			}
 			u.lists[k] = l
 		}
-		if len(u.lists[listUncapped])+len(u.lists[listCapped]) == 0 && u.pos >= 0 {
+		if len(u.lists[listUncapped])+len(u.lists[listCapped])+len(u.lists[listRecent]) == 0 && u.pos >= 0 {
 			a, last := u.pos, x.active[len(x.active)-1]
 			x.active[a], x.users[last].pos = last, a
 			x.active = x.active[:len(x.active)-1]
@@ -254,10 +311,14 @@ type passIter struct {
 	s     *Sim
 	total float64
 	heap  []int32   // evaluated user slots with a candidate, by their candidate
-	cand  []JobID   // per slot: its next job
+	cand  []entry   // per slot: its next job
+	last  entry     // the job next returned last
 	prio  []float64 // per slot: that job's priority
 	scan  [2]int    // users prioIndex.orders[k][:scan[k]] are evaluated
 	shift float64   // ageShift: what the uncapped bounds leave out
+	// bandBase is band(0): band(key) is bandBase + 1e-9·|key| up to
+	// rounding, far below the band itself.
+	bandBase float64
 	// ref marks a reference pass (Sim.reference): sorted is the whole
 	// queue by a full sort (order), at the next index in it.
 	ref    bool
@@ -274,9 +335,11 @@ func (s *Sim) byPriority() *passIter {
 	x.gen++
 	s.scratch.gen++ // fair-share factors at this time
 	it := &s.scratch.iter
-	*it = passIter{s: s, total: s.usageTotal, heap: it.heap[:0], cand: it.cand[:0], prio: it.prio[:0]}
+	// cand and prio keep their length: a slot's values are set when it is
+	// evaluated (advance), before they are read.
+	*it = passIter{s: s, total: s.usageTotal, heap: it.heap[:0], cand: it.cand, prio: it.prio}
 	for len(it.cand) < len(x.users) {
-		it.cand = append(it.cand, NoJob)
+		it.cand = append(it.cand, entry{id: NoJob})
 		it.prio = append(it.prio, 0)
 	}
 	if s.cfg.Priority.FairShareWeight != 0 && len(s.scratch.fs) < s.users {
@@ -285,6 +348,7 @@ func (s *Sim) byPriority() *passIter {
 	}
 	s.refreshBounds()
 	it.shift = s.ageShift()
+	it.bandBase = it.band(0)
 	if s.reference {
 		it.ref, it.sorted = true, slices.DeleteFunc(slices.Clone(s.order()), s.ghost)
 	}
@@ -308,8 +372,9 @@ func (it *passIter) band(key float64) float64 {
 func (it *passIter) advance(i int) bool {
 	s, x := it.s, it.s.idx
 	u := &x.users[i]
-	best, bestP := NoJob, 0.0
-	for k := listUncapped; k <= listCapped; k++ {
+	best, bestP, bestE := NoJob, 0.0, entry{}
+	fs := it.fairShare(i)
+	for k := listUncapped; k < numLists; k++ {
 		l := u.lists[k]
 		c := u.cur[k]
 		for c < len(l) && (x.where[l[c].id] != k || x.taken[l[c].id] == x.gen) {
@@ -319,46 +384,64 @@ func (it *passIter) advance(i int) bool {
 		if c == len(l) {
 			continue
 		}
-		lo := l[c].key - it.band(l[c].key)
-		prev := NoJob // the last job evaluated: a job with the same inputs has the same priority and comes later
+		lo := l[c].key - (it.bandBase + 1e-9*math.Abs(l[c].key))
+		prev := -1 // the last entry evaluated: a job with the same inputs has the same priority and comes later
 		for m := c; m < len(l) && l[m].key >= lo; m++ {
-			id := l[m].id
-			if x.where[id] != k || x.taken[id] == x.gen {
+			e := &l[m]
+			if x.where[e.id] != k || x.taken[e.id] == x.gen {
 				continue
 			}
-			if prev != NoJob && x.key[id] == x.key[prev] && s.jobs[id].Nodes == s.jobs[prev].Nodes &&
-				(k == listCapped || s.agedFrom(id) == s.agedFrom(prev)) {
-				if k == listCapped { // the whole run of this size has prev's priority: skip it
-					m = endOfKeyRun(l, m, x.key[prev]) - 1
+			if prev >= 0 && e.key == l[prev].key && e.nodes == l[prev].nodes && (isCapped(k) || e.from == l[prev].from) {
+				if isCapped(k) { // the whole run of this size has prev's priority: skip it
+					m = u.endOfRun(k, l, m) - 1
 				}
 				continue
 			}
-			prev = id
-			p := s.priorityOf(id, it.total)
-			if best == NoJob || s.beforeP(id, p, best, bestP) {
-				best, bestP = id, p
+			prev = m
+			p := s.priorityFrom(e.nodes, e.from, fs)
+			if best == NoJob || before(e, p, &bestE, bestP) {
+				best, bestP, bestE = e.id, p, *e
 			}
 		}
 	}
-	it.cand[i], it.prio[i] = best, bestP
+	it.cand[i], it.prio[i] = bestE, bestP
 	return best != NoJob
 }
 
-// beforeP is order's comparison: priority descending, then submission,
-// then ID.
-func (s *Sim) beforeP(a JobID, pa float64, b JobID, pb float64) bool {
+// fairShare returns user slot i's fair-share term input for this pass:
+// its factor, or −1 for slot 0 (jobs without a user get no term).
+func (it *passIter) fairShare(i int) float64 {
+	if i == 0 || it.s.cfg.Priority.FairShareWeight == 0 {
+		return -1
+	}
+	return it.s.fairShare(int32(i-1), it.total)
+}
+
+// endOfRun is endOfKeyRun for list k, remembered for the pass.
+func (u *userLists) endOfRun(k uint8, l []entry, m int) int {
+	if u.runFrom[k] <= m && m < u.runEnd[k] {
+		return u.runEnd[k]
+	}
+	e := endOfKeyRun(l, m, l[m].key)
+	u.runFrom[k], u.runEnd[k] = m, e
+	return e
+}
+
+// before is order's comparison of two entries with priorities pa and
+// pb: priority descending, then submission, then ID.
+func before(a *entry, pa float64, b *entry, pb float64) bool {
 	if pa != pb {
 		return pa > pb
 	}
-	if sa, sb := s.jobs[a].Submit, s.jobs[b].Submit; sa != sb {
-		return sa < sb
+	if a.submit != b.submit {
+		return a.submit < b.submit
 	}
-	return a < b
+	return a.id < b.id
 }
 
 func (it *passIter) less(i, j int) bool {
 	a, b := it.heap[i], it.heap[j]
-	return it.s.beforeP(it.cand[a], it.prio[a], it.cand[b], it.prio[b])
+	return before(&it.cand[a], it.prio[a], &it.cand[b], it.prio[b])
 }
 
 func (it *passIter) down(i int) {
@@ -409,7 +492,7 @@ func (it *passIter) evaluate() {
 		i := x.orders[next].slots[it.scan[next]]
 		it.scan[next]++
 		u := &x.users[i]
-		u.evalGen, u.cur = x.gen, [3]int{}
+		u.evalGen, u.cur, u.runFrom, u.runEnd = x.gen, [numLists]int{}, [numLists]int{}, [numLists]int{}
 		it.s.work.UsersEvaluated++
 		if it.advance(int(i)) {
 			it.heap = append(it.heap, i)
@@ -437,6 +520,8 @@ func (it *passIter) next() (JobID, float64, bool) {
 			id := it.sorted[it.at]
 			it.at++
 			if it.s.st.get(id).status == statusPending { // not started or left since
+				j := &it.s.jobs[id]
+				it.last = entry{limit: j.LimitSec, id: id, nodes: j.Nodes}
 				return id, it.s.scratch.prio[id], true
 			}
 		}
@@ -448,7 +533,8 @@ func (it *passIter) next() (JobID, float64, bool) {
 			return NoJob, 0, false
 		}
 		i := it.heap[0]
-		id, p := it.cand[i], it.prio[i]
+		e, p := it.cand[i], it.prio[i]
+		id := e.id
 		x.taken[id] = x.gen
 		if !it.advance(int(i)) {
 			n := len(it.heap) - 1
@@ -461,9 +547,14 @@ func (it *passIter) next() (JobID, float64, bool) {
 		if x.where[id] == listNone { // started or left since it became the candidate
 			continue
 		}
+		it.last = e
 		return id, p, true
 	}
 }
+
+// job returns the nodes and time limit (seconds) of the job next
+// returned last, from the index (a pass need not read the job).
+func (it *passIter) job() (nodes int32, limitSec int64) { return it.last.nodes, it.last.limit }
 
 // endOfKeyRun returns the end of the run of key from m on in l (sorted by
 // key descending): the first index whose key is below it.

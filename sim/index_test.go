@@ -209,3 +209,46 @@ func TestProperty_ScheduleEqualsReference(t *testing.T) {
 		}
 	})
 }
+
+// TestIndex_CappedMergesEqualReference: in an overloaded queue where most
+// jobs reach the age cap (10 minutes here), each user's recently capped
+// jobs are merged into its capped list many times (more than 64 crossings
+// per user); the schedule stays the one of the plain passes, and the
+// priority of equal-sized capped jobs ties exactly, broken by submission.
+func TestIndex_CappedMergesEqualReference(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.Nodes = 16
+	cfg.Priority.MaxAgeSec = 600
+	var jobs []sim.Job
+	for i := range int64(1200) {
+		j := simtest.Job(int32(1+i%3), 20*i, 1800+600*(i%5), 900+300*(i%7))
+		j.User = int32(i % 4)
+		jobs = append(jobs, j)
+	}
+	run := func(ref bool) ([]int64, sim.Work) {
+		s, err := sim.New(cfg, jobs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ref {
+			sim.ForceReference(s)
+		}
+		if err := s.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var out []int64
+		for id := range jobs {
+			st, _ := s.Started(sim.JobID(id))
+			out = append(out, st)
+		}
+		return out, s.Work()
+	}
+	got, w := run(false)
+	want, _ := run(true)
+	if !slices.Equal(got, want) {
+		t.Fatalf("schedule differs from the reference passes")
+	}
+	if w.MaxPending < 4*100 {
+		t.Fatalf("at most %d jobs pending: the queue is too short to cap %d jobs per user", w.MaxPending, 100)
+	}
+}

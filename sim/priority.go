@@ -52,21 +52,33 @@ func (s *Sim) advanceUsage(t int64) {
 // priorityOf returns a pending job's multifactor priority now.
 func (s *Sim) priorityOf(id JobID, totalUsage float64) float64 {
 	j := &s.jobs[id]
+	from := s.st.get(id).elig
+	if s.cfg.AgeFromSubmit {
+		from = j.Submit
+	}
+	fs := -1.0
+	if s.cfg.Priority.FairShareWeight != 0 && j.User >= 0 {
+		fs = s.fairShare(j.User, totalUsage)
+	}
+	return s.priorityFrom(j.Nodes, from, fs)
+}
+
+// priorityFrom is priorityOf from the job's inputs: its nodes, when its
+// age starts (Unix seconds) and its user's fair-share factor (negative:
+// no fair-share term). Every priority is computed here, so equal inputs
+// give the same float.
+func (s *Sim) priorityFrom(nodes int32, from int64, fs float64) float64 {
 	pc := &s.cfg.Priority
-	p := pc.SizeWeight * float64(j.Nodes) / float64(s.cfg.Nodes)
+	p := pc.SizeWeight * float64(nodes) / float64(s.cfg.Nodes)
 	if pc.AgeWeight != 0 {
-		from := s.st.get(id).elig
-		if s.cfg.AgeFromSubmit {
-			from = j.Submit
-		}
 		age := float64(s.now-from) / float64(pc.MaxAgeSec)
 		if !pc.AgeUncapped {
 			age = min(age, 1)
 		}
 		p += pc.AgeWeight * age
 	}
-	if pc.FairShareWeight != 0 && j.User >= 0 {
-		p += pc.FairShareWeight * s.fairShare(j.User, totalUsage)
+	if fs >= 0 {
+		p += pc.FairShareWeight * fs
 	}
 	return p
 }
@@ -101,8 +113,11 @@ func (s *Sim) ghost(id JobID) bool { return s.jobs[id].Cancel > 0 }
 
 // overLimit reports whether starting the job would break a per-user limit.
 func (s *Sim) overLimit(id JobID) bool {
-	j := &s.jobs[id]
 	l := &s.cfg.Limits
+	if l.MaxJobsPerUser <= 0 && l.MaxNodesPerUser <= 0 {
+		return false // no limits: the job need not be read
+	}
+	j := &s.jobs[id]
 	if j.User < 0 {
 		return false
 	}
@@ -130,7 +145,7 @@ func (s *Sim) mainPass() {
 		if s.overLimit(id) {
 			continue
 		}
-		if int(s.jobs[id].Nodes) > s.free() {
+		if nodes, _ := it.job(); int(nodes) > s.free() {
 			break
 		}
 		s.work.MainStarted++
