@@ -118,56 +118,144 @@ type Conversion struct {
 // wrapping ErrFromTrace for negative options, To <= From when both are
 // set, or more jobs than a JobID can index; it never changes jobs.
 func FromTrace(jobs []trace.Job, opts FromTraceOptions) ([]Job, Conversion, error) {
-	var conv Conversion
+	c, err := newConverter(opts, len(jobs))
+	if err != nil {
+		return nil, Conversion{}, err
+	}
+	for i := range jobs {
+		c.add(&jobs[i])
+	}
+	return c.finish()
+}
+
+// converter is FromTrace one job at a time, so a trace can be converted
+// while it is read (ReadTrace): it keeps the converted jobs in input
+// order and sorts them by Submit at the end.
+type converter struct {
+	opts    FromTraceOptions
+	conv    Conversion
+	skipped [3]int // indexed like skipReasons
+	jobs    []Job
+	// per converted job, in input order: its Submit in nanoseconds (the
+	// sort key: FromTrace sorts by the trace's time), its user key's
+	// index in keys (-1: no user) and its real end for inference.
+	nanos  []int64
+	keyOf  []int32
+	ends   []int64
+	keys   map[string]int32
+	sorted bool // nanos are non-decreasing so far
+}
+
+func newConverter(opts FromTraceOptions, hint int) (*converter, error) {
 	if opts.DefaultLimitSec < 0 || opts.MaxNodes < 0 {
-		return nil, conv, fmt.Errorf("%w: negative DefaultLimitSec %d or MaxNodes %d", ErrFromTrace, opts.DefaultLimitSec, opts.MaxNodes)
+		return nil, fmt.Errorf("%w: negative DefaultLimitSec %d or MaxNodes %d", ErrFromTrace, opts.DefaultLimitSec, opts.MaxNodes)
 	}
 	if opts.From != 0 && opts.To != 0 && opts.To <= opts.From {
-		return nil, conv, fmt.Errorf("%w: To %d <= From %d", ErrFromTrace, opts.To, opts.From)
+		return nil, fmt.Errorf("%w: To %d <= From %d", ErrFromTrace, opts.To, opts.From)
 	}
 	if opts.DefaultLimitSec == 0 {
 		opts.DefaultLimitSec = DefaultLimitSec
 	}
-	order := make([]int, len(jobs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return jobs[a].Submit.Compare(jobs[b].Submit) })
-
-	var skipped [3]int // indexed like skipReasons
-	users := map[string]int32{}
-	out := make([]Job, 0, len(jobs))
-	var ends []int64 // real trace ends, for inference
+	c := &converter{opts: opts, keys: map[string]int32{}, sorted: true,
+		jobs: make([]Job, 0, hint), nanos: make([]int64, 0, hint), keyOf: make([]int32, 0, hint)}
 	if opts.Infer != nil {
-		ends = make([]int64, 0, len(jobs))
+		c.ends = make([]int64, 0, hint)
 	}
-	for _, i := range order {
-		tj := &jobs[i]
-		if r := skipReason(tj, &opts); r >= 0 {
-			skipped[r]++
-			continue
-		}
-		j, end := convertJob(tj, &opts, &conv)
-		j.User = userIndex(users, tj)
-		out = append(out, j)
-		if ends != nil {
-			ends = append(ends, end)
-		}
+	return c, nil
+}
+
+// add converts one trace job (or counts it as skipped). It keeps nothing
+// of tj but the converted job and its JobID string.
+func (c *converter) add(tj *trace.Job) {
+	if r := skipReason(tj, &c.opts); r >= 0 {
+		c.skipped[r]++
+		return
 	}
+	j, end := convertJob(tj, &c.opts, &c.conv)
+	n := tj.Submit.UnixNano()
+	if len(c.nanos) > 0 && n < c.nanos[len(c.nanos)-1] {
+		c.sorted = false
+	}
+	c.jobs, c.nanos, c.keyOf = append(c.jobs, j), append(c.nanos, n), append(c.keyOf, userKey(c.keys, tj))
+	if c.ends != nil {
+		c.ends = append(c.ends, end)
+	}
+}
+
+// finish sorts the jobs by Submit (stable), numbers the users in order of
+// first appearance in that order, and runs dependency inference.
+func (c *converter) finish() ([]Job, Conversion, error) {
+	out, conv := c.jobs, c.conv
 	if len(out) > math.MaxInt32 {
 		return nil, Conversion{}, fmt.Errorf("%w: %d jobs, more than a JobID indexes", ErrFromTrace, len(out))
 	}
-	conv.Jobs, conv.Users = len(out), len(users)
-	for r, n := range skipped {
+	if !c.sorted {
+		order := make([]int32, len(out))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(c.nanos[a], c.nanos[b]) })
+		out = permute(out, order)
+		c.keyOf = permute(c.keyOf, order)
+		if c.ends != nil {
+			c.ends = permute(c.ends, order)
+		}
+	}
+	dense := make([]int32, len(c.keys))
+	for i := range dense {
+		dense[i] = -1
+	}
+	users := int32(0)
+	for i := range out {
+		k := c.keyOf[i]
+		if k < 0 {
+			out[i].User = -1
+			continue
+		}
+		if dense[k] < 0 {
+			dense[k] = users
+			users++
+		}
+		out[i].User = dense[k]
+	}
+	conv.Jobs, conv.Users = len(out), int(users)
+	for r, n := range c.skipped {
 		if n > 0 {
 			conv.Skipped = append(conv.Skipped, SkipCount{Reason: skipReasons[r], Count: n})
 		}
 	}
 	slices.SortFunc(conv.Skipped, func(a, b SkipCount) int { return cmp.Compare(a.Reason, b.Reason) })
-	if opts.Infer != nil {
-		conv.Inference = inferDependencies(out, ends, *opts.Infer)
+	if c.opts.Infer != nil {
+		conv.Inference = inferDependencies(out, c.ends, *c.opts.Infer)
 	}
 	return out, conv, nil
+}
+
+// permute returns xs in order (order[k] is the index of the k-th
+// element), reusing xs's array: it follows each cycle of the
+// permutation once, marking order's visited entries.
+func permute[T any](xs []T, order []int32) []T {
+	for start := range order {
+		if order[start] < 0 {
+			continue
+		}
+		tmp := xs[start]
+		k := start
+		for {
+			src := int(order[k])
+			order[k] = ^order[k] // visited
+			if src == start {
+				xs[k] = tmp
+				break
+			}
+			xs[k] = xs[src]
+			k = src
+		}
+	}
+	for k := range order {
+		order[k] = ^order[k]
+	}
+	return xs
 }
 
 var skipReasons = [...]string{SkipNoSubmit, SkipOutsideWindow, SkipTooManyNodes}
@@ -240,9 +328,9 @@ func convertJob(tj *trace.Job, opts *FromTraceOptions, conv *Conversion) (Job, i
 	return j, end
 }
 
-// userIndex returns the dense index of tj's user, assigning the next one
-// on first sight; -1 when neither the name nor the UID is known.
-func userIndex(users map[string]int32, tj *trace.Job) int32 {
+// userKey returns the index in keys of tj's user (by name, or UID when
+// the name is empty), adding it on first sight; -1 when neither is known.
+func userKey(keys map[string]int32, tj *trace.Job) int32 {
 	var key string
 	switch {
 	case tj.User != "":
@@ -252,10 +340,10 @@ func userIndex(users map[string]int32, tj *trace.Job) int32 {
 	default:
 		return -1
 	}
-	u, ok := users[key]
+	k, ok := keys[key]
 	if !ok {
-		u = int32(len(users))
-		users[key] = u
+		k = int32(len(keys))
+		keys[key] = k
 	}
-	return u
+	return k
 }

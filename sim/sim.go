@@ -93,6 +93,20 @@ type Sim struct {
 // New builds a simulation of jobs (IDs are their indices) under cfg, with
 // the clock at the first submission (or 0 with no jobs). rec may be nil.
 func New(cfg Config, jobs []Job, rec Recorder) (*Sim, error) {
+	return newSim(cfg, jobs, rec, make([]Job, len(jobs)))
+}
+
+// NewOwning is New that takes ownership of jobs instead of copying them
+// (a replay of millions of jobs then holds them once): it normalises them
+// in place (RunSec capped at the limit; with MinuteRounding, times
+// rounded; on an error some may be), and the caller must not change
+// them afterwards.
+func NewOwning(cfg Config, jobs []Job, rec Recorder) (*Sim, error) {
+	return newSim(cfg, jobs, rec, jobs)
+}
+
+// newSim is New with the job table to fill: a new one or jobs itself.
+func newSim(cfg Config, jobs []Job, rec Recorder, table []Job) (*Sim, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -100,7 +114,7 @@ func New(cfg Config, jobs []Job, rec Recorder) (*Sim, error) {
 		rec = nopRecorder{}
 	}
 	s := &Sim{cfg: cfg, rec: rec, capacity: cfg.Nodes}
-	s.jobs = make([]Job, len(jobs))
+	s.jobs = table
 	s.st = newStates(len(jobs))
 	s.arrivals = make([]JobID, len(jobs))
 	for i := range jobs {
