@@ -4,10 +4,10 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/mirage-hpc/mirage/internal/atomicdir"
 	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 )
@@ -80,22 +80,35 @@ func ReadCSV(r io.Reader) ([]Row, error) {
 	return rows, nil
 }
 
-// WriteDir writes dir/metrics.json and dir/windows.csv (costs at
-// m.Lambda), each through a
-// temporary file renamed into place, creating dir.
+// DirFiles are the names (filepath.Match patterns) an evaluation directory
+// may hold: metrics.json and windows.csv, and a report drawn from them
+// (report.html and its figures), which a new evaluation replaces with the
+// directory since it describes the old metrics. WriteDir refuses a
+// directory holding anything else (atomicdir.ErrForeign).
+var DirFiles = []string{"metrics.json", "windows.csv", "report.html", "*.svg", "*.png"}
+
+// WriteDir writes dir/metrics.json (with ModelDirs: the model policies'
+// directories relative to dir) and dir/windows.csv (costs at m.Lambda) as
+// a unit: both go into a temporary directory beside dir that replaces dir
+// only when complete (atomicdir), so metrics.json and windows.csv always
+// come from one run; a concurrent writer of dir fails
+// (atomicfile.ErrLocked).
 func WriteDir(dir string, m Metrics, rows []Row) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
+	m.ModelDirs = modelDirs(dir, m)
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(dir, "metrics.json"), func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	}); err != nil {
+	d, err := atomicdir.Create(dir, DirFiles...)
+	if err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(dir, "windows.csv"), func(w io.Writer) error { return WriteCSV(w, rows, m.Lambda) })
+	defer d.Abort()
+	if err := os.WriteFile(d.File("metrics.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(d.File("windows.csv"), func(w io.Writer) error { return WriteCSV(w, rows, m.Lambda) }); err != nil {
+		return err
+	}
+	return d.Commit()
 }

@@ -24,6 +24,10 @@ type collector struct {
 	in     *InputSummary
 	path   string
 
+	// maxLine and maxField are Options.MaxLineBytes and MaxFieldBytes
+	// (0: the defaults).
+	maxLine, maxField int
+
 	progress func(Progress)
 	prog     Progress
 	bytes    func() int64
@@ -79,6 +83,35 @@ func (c *collector) bad(perr *ParseError, raw []byte) error {
 	c.in.Quarantined++
 	reason := perr.Err.Error()
 	return c.q.write(QuarantineRecord{File: perr.Path, Line: perr.Line, Field: perr.Field, Reason: reason, Raw: string(raw)})
+}
+
+// longLine counts and quarantines a line skipped for its length (or
+// returns its *ParseError when strict).
+func (c *collector) longLine(le *longLineError) error {
+	if err := c.row(); err != nil {
+		return err
+	}
+	return c.bad(&ParseError{Path: c.path, Line: le.line, Err: le.reason()}, le.prefix)
+}
+
+// fieldLimit returns the bound on one field's bytes.
+func (c *collector) fieldLimit() int {
+	if c.maxField > 0 {
+		return c.maxField
+	}
+	return DefaultMaxFieldBytes
+}
+
+// rawPrefix returns at most the first quarantinePrefixBytes of raw, for
+// the quarantine record of a row with an over-long field.
+func rawPrefix(raw []byte) []byte { return raw[:min(len(raw), quarantinePrefixBytes)] }
+
+// rawPrefixIf is rawPrefix(raw) when cut, else raw.
+func rawPrefixIf(cut bool, raw []byte) []byte {
+	if cut {
+		return rawPrefix(raw)
+	}
+	return raw
 }
 
 // note records a remark about the input as a whole.

@@ -75,7 +75,7 @@ func IsInputError(err error) bool {
 	if errors.As(err, &pe) {
 		return true
 	}
-	for _, e := range []error{ErrUnknownFormat, ErrFixedWidth, ErrEmptyInput, ErrHeaderOnly, ErrMissingColumn, ErrDuplicateColumn, ErrNoJobs} {
+	for _, e := range []error{ErrUnknownFormat, ErrFixedWidth, ErrEmptyInput, ErrHeaderOnly, ErrMissingColumn, ErrDuplicateColumn, ErrNoJobs, ErrTruncated, ErrLineTooLong} {
 		if errors.Is(err, e) {
 			return true
 		}

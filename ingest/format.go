@@ -54,7 +54,9 @@ func ParseFormat(s string) (Format, error) {
 
 // Detect chooses the format of an input from its first bytes (after
 // decompression). It returns ErrEmptyInput for blank input, ErrFixedWidth
-// for sacct's default fixed-width output, and ErrUnknownFormat otherwise.
+// for sacct's default fixed-width output, and otherwise an error wrapping
+// ErrUnknownFormat that says, for each format tried, what in the first
+// lines ruled it out.
 func Detect(head []byte) (Format, error) {
 	lines := firstLines(head, 4)
 	if len(lines) == 0 {
@@ -86,7 +88,54 @@ func Detect(head []byte) (Format, error) {
 	case looksLikeSWF(first):
 		return FormatSWF, nil
 	}
-	return FormatAuto, ErrUnknownFormat
+	return FormatAuto, fmt.Errorf("%w: %s", ErrUnknownFormat, whyNot(lines))
+}
+
+// whyNot explains, for an input Detect recognises as no format, what in
+// its first lines ruled out each format it tried, and how to force one.
+func whyNot(lines [][]byte) string {
+	first := lines[0]
+	quoted := first
+	if len(quoted) > 60 {
+		quoted = append(quoted[:57:57], "..."...)
+	}
+	var sacct string
+	comma := bytes.Count(first, []byte{','})
+	switch {
+	case comma > 0 && (hasColumn(bytes.ReplaceAll(first, []byte{','}, []byte{'|'}), "JobID") || hasColumn(bytes.ReplaceAll(first, []byte{','}, []byte{'|'}), "JobIDRaw")):
+		sacct = "CSV with `,` separators is not sacct: sacct uses `|`; see `--format` and the column names it needs (sacct -P --format=JobID,User,Submit,Start,End,...)"
+	case comma > 0:
+		sacct = "the first line is comma-separated (CSV) and names no JobID column; sacct -P writes a header of `|`-separated column names including JobID (see `--format` and the column names it needs)"
+	case hasColumn(first, "JobID") || hasColumn(first, "JobIDRaw"):
+		sacct = "the header names JobID but has no `|` or tab separators: sacct -P (--parsable2) separates columns with `|`"
+	default:
+		sacct = "the first line names no JobID column: sacct -P writes a header of `|`-separated column names including JobID"
+	}
+	json := fmt.Sprintf("the first character is %q, not `{` or `[`", first[0])
+	mirage := "the first line is not a job count followed by the artifact's JobID header"
+	if isDigits(first) {
+		mirage = "the job count on the first line is not followed by a header naming JobID"
+	}
+	swf := swfWhyNot(first)
+	return fmt.Sprintf("the first line %q is none of the formats tried: sacct: %s; sacct-json: %s; mirage: %s; swf: %s; pass --format (sacct, sacct-json, mirage or swf) to force one and see its error",
+		quoted, sacct, json, mirage, swf)
+}
+
+// swfWhyNot says why line is not an SWF line: neither a `;` header
+// comment nor 18 numeric fields.
+func swfWhyNot(line []byte) string {
+	f := bytes.Fields(line)
+	if len(f) != 18 {
+		return fmt.Sprintf("the first line is not a `;` header comment and has %d white-space-separated fields, not 18", len(f))
+	}
+	for k, x := range f {
+		for i, c := range x {
+			if !(c >= '0' && c <= '9' || c == '.' || c == '-' && i == 0) {
+				return fmt.Sprintf("field %d, %q, is not a number", k+1, x)
+			}
+		}
+	}
+	return "the line is not an SWF job line"
 }
 
 // firstLines returns up to n non-blank lines of head, trimmed of
@@ -157,4 +206,38 @@ func looksLikeSWF(line []byte) bool {
 		}
 	}
 	return true
+}
+
+// compressionExts and formatExts are the file-name suffixes TraceName
+// drops.
+var (
+	compressionExts = []string{".gz", ".zst", ".zstd", ".bz2", ".xz"}
+	formatExts      = []string{".swf", ".log", ".txt", ".csv", ".json", ".sacct", ".out", ".parquet"}
+)
+
+// TraceName returns a name for the trace in the file at path, for output
+// files, clusters and studies: its base name without a compression suffix
+// (.gz, .zst, .zstd, .bz2, .xz) and then without one format suffix (.swf,
+// .log, .txt, .csv, .json, .sacct, .out, .parquet), case-insensitively;
+// white space becomes "_". Other dots are kept, so X-2.1-b1.swf.gz and
+// X-2.1-b2.swf.gz are X-2.1-b1 and X-2.1-b2, not both X-2. It returns
+// "trace" for a name that would be empty.
+func TraceName(path string) string {
+	name := path
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	for _, exts := range [][]string{compressionExts, formatExts} {
+		for _, e := range exts {
+			if len(name) > len(e) && strings.EqualFold(name[len(name)-len(e):], e) {
+				name = name[:len(name)-len(e)]
+				break
+			}
+		}
+	}
+	name = strings.Join(strings.Fields(name), "_")
+	if name == "" {
+		return "trace"
+	}
+	return name
 }

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -22,6 +23,7 @@ import (
 // trace.RepairShiftedFields.
 func readMirage(c *collector, r io.Reader, z *zone, cluster string) error {
 	lr := newLineReader(r)
+	lr.max = c.maxLine
 	line, err := nextNonBlank(lr)
 	if err == io.EOF {
 		return fmt.Errorf("%s: %w", c.path, ErrEmptyInput)
@@ -53,6 +55,14 @@ func readMirage(c *collector, r io.Reader, z *zone, cluster string) error {
 		line, err := lr.next()
 		if err == io.EOF {
 			break
+		}
+		var le *longLineError
+		if errors.As(err, &le) {
+			rows++
+			if err := c.longLine(le); err != nil {
+				return err
+			}
+			continue
 		}
 		if err != nil {
 			return fmt.Errorf("read %s: %w", c.path, err)

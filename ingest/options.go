@@ -36,6 +36,19 @@ type Options struct {
 	// memory; 0 means trace.DefaultRowGroupRows; a negative value is
 	// ErrBadOption.
 	RowGroupRows int
+	// MaxLineBytes bounds one input line, and one sacct --json job object
+	// (its steps included), in bytes; 0 means DefaultMaxLineBytes (16 MiB),
+	// a negative value is ErrBadOption. A longer line is not held in
+	// memory: it is quarantined (ErrLineTooLong, with its first 1 KiB) and
+	// reading goes on. A header line beyond it stops the input.
+	MaxLineBytes int
+	// MaxFieldBytes bounds one field in bytes: a sacct column, or a string
+	// of a sacct --json job; 0 means DefaultMaxFieldBytes (1 MiB), a
+	// negative value is ErrBadOption. A row with a longer field is
+	// quarantined (ErrFieldTooLong). A sacct row with more fields than its
+	// header is quarantined (ErrFieldCount) after splitting only one more
+	// field than the header has.
+	MaxFieldBytes int
 	// AllowEmpty accepts a run in which every row was quarantined (no
 	// jobs): Run then writes the empty trace and the quarantine file.
 	// Without it such a run fails with ErrNoJobs and replaces nothing.

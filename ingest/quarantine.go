@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/mirage-hpc/mirage/internal/atomicfile"
 )
 
 // QuarantineRecord is one line of the quarantine file.
@@ -36,12 +39,14 @@ type quarantineWriter struct {
 	w    *bufio.Writer
 	enc  *json.Encoder
 	n    int64
-	// first is the first record written, for ErrNoJobs's message.
-	first *QuarantineRecord
+	// first is the first record written, and fields the records per
+	// field, for ErrNoJobs's message.
+	first  *QuarantineRecord
+	fields map[string]int64
 }
 
 func newQuarantineWriter(path string) (*quarantineWriter, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
+	f, err := atomicfile.CreateTemp(path)
 	if err != nil {
 		return nil, fmt.Errorf("create quarantine file: %w", err)
 	}
@@ -60,7 +65,9 @@ func (q *quarantineWriter) write(rec QuarantineRecord) error {
 	q.n++
 	if q.first == nil {
 		q.first = &rec
+		q.fields = map[string]int64{}
 	}
+	q.fields[rec.Field]++
 	if err := q.enc.Encode(&rec); err != nil {
 		return fmt.Errorf("write quarantine file: %w", err)
 	}
@@ -76,6 +83,49 @@ func (q *quarantineWriter) firstReason() string {
 		return ""
 	}
 	return (&ParseError{Path: q.first.File, Line: q.first.Line, Field: q.first.Field, Err: errors.New(q.first.Reason)}).Error()
+}
+
+// topFields returns the fields of the most records, sorted ("" stands for
+// a whole-row problem), and that count; nil and 0 when there is none.
+func (q *quarantineWriter) topFields() ([]string, int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var top []string
+	var n int64
+	for f, c := range q.fields {
+		switch {
+		case c > n:
+			top, n = []string{f}, c
+		case c == n:
+			top = append(top, f)
+		}
+	}
+	slices.Sort(top)
+	return top, n
+}
+
+// topFieldText is topFields for ErrNoJobs's message: ", most often for
+// field F (N rows)", ", most often for fields F and G (N rows each)" ("(the
+// whole row)" for a whole-row problem), or "" when there is no record.
+func (q *quarantineWriter) topFieldText() string {
+	top, n := q.topFields()
+	if n == 0 {
+		return ""
+	}
+	for i, f := range top {
+		if f == "" {
+			top[i] = "(the whole row)"
+		}
+	}
+	rows := "rows"
+	if n == 1 {
+		rows = "row"
+	}
+	if len(top) == 1 {
+		return fmt.Sprintf(", most often for field %s (%d %s)", top[0], n, rows)
+	}
+	list := strings.Join(top[:len(top)-1], ", ") + " and " + top[len(top)-1]
+	return fmt.Sprintf(", most often for fields %s (%d %s each)", list, n, rows)
 }
 
 // finish flushes, syncs and closes the temporary file; publish then

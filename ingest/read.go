@@ -24,8 +24,8 @@ func (f funcWriter) Write(j *trace.Job) error { return f(j) }
 // The returned Summary has no Output, and Jobs counts fn's calls.
 func Read(ctx context.Context, r io.Reader, name string, opts Options, fn func(*trace.Job) error, bad func(QuarantineRecord)) (Summary, error) {
 	sum := Summary{Inputs: []InputSummary{{Path: name}}}
-	if !isPlainText([]byte(opts.Cluster)) {
-		return sum, fmt.Errorf("ingest: %w: cluster name %q is not valid UTF-8 or holds a control character", ErrBadOption, opts.Cluster)
+	if err := checkOptions(&opts); err != nil {
+		return sum, err
 	}
 	if opts.Location == nil {
 		opts.Location = time.UTC
@@ -63,6 +63,7 @@ func Read(ctx context.Context, r io.Reader, name string, opts Options, fn func(*
 	name, _ = cleanString(name)
 	c := &collector{
 		ctx: ctx, strict: opts.Strict, sum: &sum, in: in, path: name, q: q,
+		maxLine: opts.MaxLineBytes, maxField: opts.MaxFieldBytes,
 		w: funcWriter(func(j *trace.Job) error { sum.Jobs++; return fn(j) }),
 	}
 	if err := read(c, br, z, &opts); err != nil {

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"github.com/mirage-hpc/mirage/trace"
 )
 
@@ -61,8 +63,8 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 	if opts.RowGroupRows < 0 {
 		return sum, fmt.Errorf("ingest: %w: %d rows per row group (want 1 or more, or 0 for the default %d)", ErrBadOption, opts.RowGroupRows, trace.DefaultRowGroupRows)
 	}
-	if !isPlainText([]byte(opts.Cluster)) {
-		return sum, fmt.Errorf("ingest: %w: cluster name %q is not valid UTF-8 or holds a control character", ErrBadOption, opts.Cluster)
+	if err := checkOptions(&opts); err != nil {
+		return sum, err
 	}
 	if opts.Location == nil {
 		opts.Location = time.UTC
@@ -77,6 +79,11 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 	if err := checkOutputs(inputs, output, qpath); err != nil {
 		return sum, err
 	}
+	unlock, err := lockOutputs(output, qpath)
+	if err != nil {
+		return sum, err
+	}
+	defer unlock()
 	tmpOut, err := reserveTemp(output)
 	if err != nil {
 		return sum, err
@@ -163,6 +170,7 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 	if dups.strictErr != nil {
 		return sum, dups.strictErr
 	}
+	logInputs(opts.Logger, &sum)
 	sum.Jobs = w.Rows()
 	sum.Balanced = sum.RowsRead == sum.Jobs+sum.StepsFolded+sum.Quarantined
 	if !sum.Balanced {
@@ -170,8 +178,8 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 			sum.RowsRead, sum.Jobs, sum.StepsFolded, sum.Quarantined)
 	}
 	if sum.Jobs == 0 && !opts.AllowEmpty {
-		return sum, fmt.Errorf("ingest: %w (%d rows read, %d quarantined; the first: %s); %s and %s are unchanged",
-			ErrNoJobs, sum.RowsRead, sum.Quarantined, q.firstReason(), output, qpath)
+		return sum, fmt.Errorf("ingest: %w (%d rows read, %d quarantined%s; the first: %s); %s and %s are unchanged",
+			ErrNoJobs, sum.RowsRead, sum.Quarantined, q.topFieldText(), q.firstReason(), output, qpath)
 	}
 	if err := q.finish(); err != nil {
 		return sum, err
@@ -186,10 +194,60 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 	return sum, nil
 }
 
+// checkOptions returns an error wrapping ErrBadOption for an Options value
+// out of its range.
+func checkOptions(opts *Options) error {
+	switch {
+	case !isPlainText([]byte(opts.Cluster)):
+		return fmt.Errorf("ingest: %w: cluster name %q is not valid UTF-8 or holds a control character", ErrBadOption, opts.Cluster)
+	case opts.MaxLineBytes < 0:
+		return fmt.Errorf("ingest: %w: --max-line-bytes %d (want 1 or more, or 0 for the default %d)", ErrBadOption, opts.MaxLineBytes, DefaultMaxLineBytes)
+	case opts.MaxFieldBytes < 0:
+		return fmt.Errorf("ingest: %w: --max-field-bytes %d (want 1 or more, or 0 for the default %d)", ErrBadOption, opts.MaxFieldBytes, DefaultMaxFieldBytes)
+	}
+	return nil
+}
+
+// lockOutputs takes the lock of the trace output (which covers its
+// default quarantine file) and of a quarantine file elsewhere, so that a
+// concurrent run writing the same output fails (atomicfile.ErrLocked, with
+// the holder's PID) instead of mixing its trace with the other's
+// quarantine file; then it removes the temporaries that killed runs left
+// beside both. It returns the function that releases the locks.
+func lockOutputs(output, qpath string) (func(), error) {
+	paths := []string{output}
+	if qpath != DefaultQuarantinePath(output) {
+		paths = append(paths, qpath)
+	}
+	var locks []*atomicfile.Lock
+	unlock := func() {
+		for _, l := range locks {
+			l.Unlock()
+		}
+	}
+	for _, p := range paths {
+		l, err := atomicfile.TryLock(p)
+		if err != nil {
+			unlock()
+			return nil, fmt.Errorf("ingest: %w", err)
+		}
+		locks = append(locks, l)
+	}
+	for _, p := range []string{output, qpath} {
+		if _, err := atomicfile.RemoveStale(p); err != nil {
+			unlock()
+			return nil, fmt.Errorf("ingest: %w", err)
+		}
+	}
+	return unlock, nil
+}
+
 // reserveTemp creates an empty temporary file next to path, for the trace
-// writer to fill and replace; the caller removes it on failure.
+// writer to fill and replace; the caller removes it on failure. Its name
+// (atomicfile.CreateTemp) lets the next run remove it if this one is
+// killed.
 func reserveTemp(path string) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
+	f, err := atomicfile.CreateTemp(path)
 	if err != nil {
 		return "", fmt.Errorf("create output %s: %w", path, err)
 	}
@@ -333,6 +391,7 @@ func readInput(ctx context.Context, path string, idx, n int, sum *Summary, w job
 	name, _ := cleanString(path)
 	c := &collector{
 		ctx: ctx, w: w, q: q, strict: opts.Strict, sum: sum, in: in, path: name,
+		maxLine: opts.MaxLineBytes, maxField: opts.MaxFieldBytes,
 		progress: opts.Progress,
 		prog:     Progress{Input: path, InputIndex: idx, Inputs: n, Size: size},
 		bytes:    cr.n.Load,
@@ -341,9 +400,17 @@ func readInput(ctx context.Context, path string, idx, n int, sum *Summary, w job
 		return format, err
 	}
 	c.report(true)
-	if opts.Logger != nil {
-		opts.Logger.Info("ingested input", "path", path, "format", format.String(), "compression", comp,
+	return format, nil
+}
+
+// logInputs logs each input's counts once duplicates (found only when
+// the output is written) are merged in, so the log and the summary agree.
+func logInputs(log *slog.Logger, sum *Summary) {
+	if log == nil {
+		return
+	}
+	for _, in := range sum.Inputs {
+		log.Info("ingested input", "path", in.Path, "format", in.Format, "compression", in.Compression,
 			"rows_read", in.RowsRead, "quarantined", in.Quarantined, "steps_folded", in.StepsFolded)
 	}
-	return format, nil
 }

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 
@@ -22,6 +23,8 @@ type sacctReader struct {
 	p    rowParser
 	sep  byte
 	trim bool // --parsable: drop the empty field after the trailing '|'
+	// columns are the header's column names, in order.
+	columns [][]byte
 
 	open     trace.Job // allocation waiting for its steps
 	hasOpen  bool
@@ -30,11 +33,16 @@ type sacctReader struct {
 
 func readSacct(c *collector, r io.Reader, z *zone, cluster string) error {
 	lr := newLineReader(r)
+	lr.max = c.maxLine
 	var header []byte
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
 			return fmt.Errorf("%s: %w", c.path, ErrEmptyInput)
+		}
+		var le *longLineError
+		if errors.As(err, &le) {
+			return &ParseError{Path: c.path, Line: le.line, Err: fmt.Errorf("header: %w", le.reason())}
 		}
 		if err != nil {
 			return fmt.Errorf("read %s: %w", c.path, err)
@@ -49,7 +57,10 @@ func readSacct(c *collector, r io.Reader, z *zone, cluster string) error {
 	if bytes.IndexByte(header, '|') < 0 && bytes.IndexByte(header, '\t') >= 0 {
 		s.sep = '\t'
 	}
-	fields := splitInto(nil, header, s.sep)
+	fields, n := splitLimit(nil, header, s.sep, maxColumns)
+	if n > maxColumns {
+		return &ParseError{Path: c.path, Line: lr.line, Err: fmt.Errorf("%w: the header has %d columns, more than %d", ErrFieldCount, n, maxColumns)}
+	}
 	if len(fields) > 1 && len(fields[len(fields)-1]) == 0 {
 		s.trim = true
 		fields = fields[:len(fields)-1]
@@ -61,6 +72,7 @@ func readSacct(c *collector, r io.Reader, z *zone, cluster string) error {
 	if err != nil {
 		return &ParseError{Path: c.path, Line: lr.line, Err: err}
 	}
+	s.columns = fields
 	s.p = rowParser{lay: lay, zone: z, cluster: cluster, path: c.path, strs: interner{}}
 	noteNoSubmit(c, &lay)
 	rows0 := c.in.RowsRead
@@ -82,6 +94,18 @@ func (s *sacctReader) rows(lr *lineReader) error {
 		if err == io.EOF {
 			break
 		}
+		var le *longLineError
+		if errors.As(err, &le) {
+			// Its job is unknown: close the open allocation, so that the
+			// steps after it are orphans, not folded into the wrong job.
+			if err := s.flush(); err != nil {
+				return err
+			}
+			if err := s.c.longLine(le); err != nil {
+				return err
+			}
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("read %s: %w", s.c.path, err)
 		}
@@ -92,13 +116,26 @@ func (s *sacctReader) rows(lr *lineReader) error {
 			return err
 		}
 		n := lr.line
-		fields = splitInto(fields, line, s.sep)
-		if s.trim && len(fields) > 1 && len(fields[len(fields)-1]) == 0 {
-			fields = fields[:len(fields)-1]
+		var nf int
+		fields, nf = splitLimit(fields, line, s.sep, s.p.lay.width+1)
+		if s.trim && nf == len(fields) && nf > 1 && len(fields[nf-1]) == 0 {
+			fields = fields[:nf-1]
+			nf--
 		}
-		if len(fields) != s.p.lay.width {
-			perr := &ParseError{Path: s.c.path, Line: n, Err: fmt.Errorf("%w: %d, header has %d", ErrFieldCount, len(fields), s.p.lay.width)}
-			if err := s.c.bad(perr, line); err != nil {
+		if nf != s.p.lay.width {
+			perr := &ParseError{Path: s.c.path, Line: n, Err: fmt.Errorf("%w: %d, header has %d", ErrFieldCount, nf, s.p.lay.width)}
+			if err := s.c.bad(perr, rawPrefixIf(nf > s.p.lay.width+1, line)); err != nil {
+				return err
+			}
+			continue
+		}
+		if i := longField(fields, s.c.fieldLimit()); i >= 0 {
+			if err := s.flush(); err != nil {
+				return err
+			}
+			perr := &ParseError{Path: s.c.path, Line: n, Field: string(s.columns[i]),
+				Err: fmt.Errorf("%w: %d bytes, the limit is %d (--max-field-bytes)", ErrFieldTooLong, len(fields[i]), s.c.fieldLimit())}
+			if err := s.c.bad(perr, rawPrefix(line)); err != nil {
 				return err
 			}
 			continue

@@ -118,6 +118,9 @@ type jsonReader struct {
 
 	raw  json.RawMessage // the current job object, reused
 	skip json.RawMessage // values skipped, reused
+	// delta is the input offset of dec's offset 0 (minus what it was
+	// primed with): not 0 once dec was replaced after an over-long job.
+	delta int64
 }
 
 // readSacctJSON reads `sacct --json` output: one JSON document (or
@@ -150,7 +153,7 @@ type jsonReader struct {
 // ErrEmptyInput; input without job objects is ErrHeaderOnly (naming the
 // first of sacct's "errors", if any).
 func readSacctJSON(c *collector, r io.Reader, _ *zone, opts *Options) error {
-	lt := &lineTracker{r: r, line: 1}
+	lt := &lineTracker{r: r, line: 1, limit: recordLimit(opts.MaxLineBytes)}
 	s := &jsonReader{
 		c: c, dec: json.NewDecoder(lt), lines: lt, cluster: opts.Cluster,
 		strs: interner{}, attempts: attempts{},
@@ -171,7 +174,7 @@ func readSacctJSON(c *collector, r io.Reader, _ *zone, opts *Options) error {
 			err = s.document()
 		case json.Delim('['):
 			s.assume("the input is a bare array of jobs")
-			err = s.jobs()
+			err = s.jobs(false)
 		default:
 			err = &ParseError{Path: c.path, Line: s.lineHere(), Err: fmt.Errorf("%w: top-level value %s, want a JSON object", ErrBadRecord, tokenKind(tok))}
 		}
@@ -300,20 +303,36 @@ func (s *jsonReader) jobsValue() error {
 		return nil
 	case json.Delim('['):
 		s.assume("no \"meta\" before \"jobs\"")
-		return s.jobs()
+		return s.jobs(true)
 	}
 	return &ParseError{Path: s.c.path, Line: line, Field: "jobs", Err: fmt.Errorf("%w: \"jobs\" is %s, want an array", ErrBadRecord, tokenKind(tok))}
 }
 
-// jobs reads job objects up to and including the array's ']'.
-func (s *jsonReader) jobs() error {
+// jobs reads job objects up to and including the array's ']'; inDoc
+// tells whether the array is the "jobs" member of a document object. A job
+// object longer than Options.MaxLineBytes is quarantined whole, without
+// being held in memory (see skipTooLong).
+func (s *jsonReader) jobs(inDoc bool) error {
 	for s.dec.More() {
+		from := s.offset()
 		if err := s.dec.Decode(&s.raw); err != nil {
+			if errors.Is(err, errRecordTooLong) {
+				if err := s.skipTooLong(from, inDoc); err != nil {
+					return err
+				}
+				continue
+			}
 			return s.syntaxError(err)
 		}
-		end := s.dec.InputOffset()
+		end := s.offset()
 		line := s.lines.lineAt(end) - int64(bytes.Count(s.raw, []byte{'\n'}))
 		s.jobsSeen++
+		if len(s.raw) > s.lineLimit() {
+			if err := s.tooLong(line, s.raw); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := s.record(s.raw, line); err != nil {
 			return err
 		}
@@ -338,6 +357,9 @@ func (s *jsonReader) record(raw []byte, line int64) error {
 	}
 	if j.Cluster == "" {
 		j.Cluster = s.cluster
+	}
+	if perr := s.checkFields(&j, line); perr != nil {
+		return s.quarantine(raw, line, perr)
 	}
 	if field := cleanJobText(&j, raw); field != "" && c.strict {
 		return &ParseError{Path: c.path, Line: line, Field: field,
@@ -439,18 +461,24 @@ func (s *jsonReader) skipValue() error {
 	if err := s.dec.Decode(&s.skip); err != nil {
 		return s.syntaxError(err)
 	}
-	s.lines.lineAt(s.dec.InputOffset()) // release the skipped bytes
+	s.lines.lineAt(s.offset()) // release the skipped bytes
 	return nil
 }
 
 // lineHere returns the line of the decoder's position.
-func (s *jsonReader) lineHere() int64 { return s.lines.lineAt(s.dec.InputOffset()) }
+func (s *jsonReader) lineHere() int64 { return s.lines.lineAt(s.offset()) }
+
+// offset returns the decoder's position as an input offset.
+func (s *jsonReader) offset() int64 { return s.dec.InputOffset() + s.delta }
 
 // syntaxError turns a decoding error into a *ParseError at the line of the
 // first bad byte, or an I/O error into a plain one.
 func (s *jsonReader) syntaxError(err error) error {
 	var se *json.SyntaxError
 	switch {
+	case errors.Is(err, errRecordTooLong):
+		return &ParseError{Path: s.c.path, Line: s.lineHere(),
+			Err: fmt.Errorf("%w: a JSON value outside the jobs array longer than %d bytes (--max-line-bytes)", ErrLineTooLong, s.lineLimit())}
 	case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
 		return &ParseError{Path: s.c.path, Line: s.lines.lastLine(),
 			Err: fmt.Errorf("%w: unexpected end of input (truncated JSON)", ErrBadRecord)}
@@ -460,9 +488,9 @@ func (s *jsonReader) syntaxError(err error) error {
 		// stream: find the bad byte again from the decoder's position,
 		// which is the start of the failed value.
 		at := s.dec.InputOffset()
-		line, msg := s.lines.lineAt(at), se.Error()
+		line, msg := s.lines.lineAt(at+s.delta), se.Error()
 		if se.Offset != at {
-			line, msg = s.lines.findSyntaxError(at)
+			line, msg = s.lines.findSyntaxError(at + s.delta)
 			if msg == "" {
 				msg = se.Error()
 			}
@@ -522,11 +550,17 @@ type lineTracker struct {
 	buf  []byte // input from offset base on
 	base int64
 	line int64 // line of the byte at base
+	// limit bounds len(buf) (0: none): beyond it Read fails with
+	// errRecordTooLong.
+	limit int
 }
 
 func (t *lineTracker) Read(p []byte) (int, error) {
 	n, err := t.r.Read(p)
 	t.buf = append(t.buf, p[:n]...)
+	if t.limit > 0 && len(t.buf) > t.limit {
+		return n, errRecordTooLong
+	}
 	return n, err
 }
 

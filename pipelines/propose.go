@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
 )
 
@@ -108,8 +109,18 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		busy += c.nodes
 		peak = max(peak, busy)
 	}
-	if peak == 0 {
-		return nil, fmt.Errorf("%w: no job of the trace has both a start and an end: the partition size cannot be inferred", ErrStudy)
+	fitNodes := peak
+	if o.PartitionNodes > 0 {
+		fitNodes = o.PartitionNodes
+	}
+	fit := sim.CheckFit(jobs, fitNodes, 0, 0)
+	noStarts := fit.KnownWaits == 0 && fit.StartUnknown > 0
+	if noStarts && o.PartitionNodes <= 0 {
+		return nil, fmt.Errorf("%w: %s, and the partition size cannot be inferred: give it (study init --partition-nodes N; make run NODES=N), and the study will use cold windows without inferred dependencies or capacity",
+			ErrStudy, noStartsText(fit))
+	}
+	if peak == 0 && !noStarts {
+		return nil, fmt.Errorf("%w: no job of the trace has both a start and an end: the partition size cannot be inferred; give it (study init --partition-nodes N; make run NODES=N)", ErrStudy)
 	}
 	window := proposeWarmup + proposeWorkload
 	span := last.Sub(first)
@@ -134,6 +145,9 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 	nodes, nodesFrom := peak, "the most nodes the trace's jobs held at once"
 	if o.PartitionNodes > 0 {
 		nodes, nodesFrom = o.PartitionNodes, fmt.Sprintf("given (the trace's jobs held at most %d at once)", peak)
+		if err := checkGivenNodes(fit); err != nil {
+			return nil, err
+		}
 	}
 	chains := []int{1}
 	if nodes >= 16 {
@@ -153,6 +167,12 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		Grid:   GridSpec{Probes: "grid"},
 		Budget: BudgetSpec{Overlap: Duration(time.Hour)},
 	}
+	mode := "warm windows, simulator profile default with inferred dependencies and capacity"
+	if noStarts {
+		// Warm windows and the inferences read the trace's real starts.
+		s.Periods.Mode, s.Cluster.InferDependencies, s.Cluster.InferCapacity = "cold", false, false
+		mode = "cold windows (" + noStartsText(fit) + "), simulator profile default without inferred dependencies or capacity"
+	}
 	if m := o.ModelsFrom; m != nil {
 		s.Models, s.Policies, s.Sweep, s.Predictions = slices.Clone(m.Models), slices.Clone(m.Policies), m.Sweep, m.Predictions
 		s.Budget = m.Budget
@@ -165,7 +185,7 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		fmt.Sprintf("partition of %d nodes: %s", nodes, nodesFrom),
 		fmt.Sprintf("training: %d windows every %s from %s; validation: %d windows from %s, one window (%s) after training ends",
 			trainWindows, proposeStride, s.Periods.Train.Start, valWindows, s.Periods.Validation.Start, window),
-		fmt.Sprintf("chains of %v nodes; warm windows, simulator profile default with inferred dependencies and capacity; decision grid; overlap budget 1h", chains),
+		fmt.Sprintf("chains of %v nodes; %s; decision grid; overlap budget 1h", chains, mode),
 	}
 	if m := o.ModelsFrom; m != nil {
 		notes = append(notes, fmt.Sprintf("models, policies, budget, sweep and predictions of study %s", m.Name))

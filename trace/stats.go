@@ -2,6 +2,7 @@ package trace
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -71,7 +72,9 @@ type Stats struct {
 // Quantiles summarizes a sample of durations in seconds. Percentiles use
 // linear interpolation between the closest ranks, numpy's default: the
 // p-quantile of sorted x[0..N-1] is at index h = (N-1)*p, interpolated
-// between x[floor(h)] and x[floor(h)+1]. Every field is 0 when N is 0.
+// between x[floor(h)] and x[floor(h)+1]. Every field is 0 when N is 0,
+// and the JSON form then holds only "n": a percentile of no values is
+// absent, not 0 (see MarshalJSON).
 type Quantiles struct {
 	N    int64   `json:"n"` // number of values summarized
 	P50  float64 `json:"p50"`
@@ -79,6 +82,17 @@ type Quantiles struct {
 	P90  float64 `json:"p90"`
 	P99  float64 `json:"p99"`
 	Mean float64 `json:"mean"`
+}
+
+// MarshalJSON writes q as an object with n, p50, p75, p90, p99 and mean;
+// when N is 0 only {"n":0}, so that no reader takes an absent figure for
+// a wait or run time of 0 s.
+func (q Quantiles) MarshalJSON() ([]byte, error) {
+	if q.N == 0 {
+		return []byte(`{"n":0}`), nil
+	}
+	type plain Quantiles // without this method
+	return json.Marshal(plain(q))
 }
 
 // NodeCount is the number of jobs that ran on (or, for jobs that never

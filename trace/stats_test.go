@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -209,11 +210,11 @@ func TestStatsOf_Order(t *testing.T) {
 
 func TestStatsOf_Empty(t *testing.T) {
 	got := statsJSON(t, trace.StatsOf(nil))
-	want := `{"jobs":0,"users":0,"wait_sec":{"n":0,"p50":0,"p75":0,"p90":0,"p99":0,"mean":0},` +
-		`"run_sec":{"n":0,"p50":0,"p75":0,"p90":0,"p99":0,"mean":0},"timeout_jobs":0,"timeout_share":0,` +
+	want := `{"jobs":0,"users":0,"wait_sec":{"n":0},` +
+		`"run_sec":{"n":0},"timeout_jobs":0,"timeout_share":0,` +
 		`"cancelled_pending":0,"start_unknown":0,"nodes":[],"timelimit":[{"bucket":"\u003c=1h","jobs":0},{"bucket":"1-6h","jobs":0},` +
 		`{"bucket":"6-24h","jobs":0},{"bucket":"24-48h","jobs":0},{"bucket":"\u003e48h","jobs":0},` +
-		`{"bucket":"unlimited","jobs":0}],"timelimit_sec":{"n":0,"p50":0,"p75":0,"p90":0,"p99":0,"mean":0},` +
+		`{"bucket":"unlimited","jobs":0}],"timelimit_sec":{"n":0},` +
 		`"submit_months":[]}`
 	if got != want {
 		t.Errorf("got:  %s\nwant: %s", got, want)
@@ -383,5 +384,27 @@ func BenchmarkStatsOf(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		trace.StatsOf(jobs)
+	}
+}
+
+// TestStatsOf_NoKnownWait checks that a trace whose waits are all unknown
+// has no wait percentiles in JSON (absent, not 0) and says why in text.
+func TestStatsOf_NoKnownWait(t *testing.T) {
+	jobs := []trace.Job{
+		statsStartUnknownJob("1", 0, 600, 3600, trace.StateCompleted),
+		statsStartUnknownJob("2", 60, 300, 3600, trace.StateCompleted),
+	}
+	st := trace.StatsOf(jobs)
+	js := statsJSON(t, st)
+	if !strings.Contains(js, `"wait_sec":{"n":0},`) || !strings.Contains(js, `"run_sec":{"n":2,"p50":450,`) {
+		t.Errorf("JSON %s\nwant wait_sec {\"n\":0} and run times", js)
+	}
+	var b bytes.Buffer
+	if err := st.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	const want = "wait           -  (no job has a known wait: 2 ran from a start the trace did not record, 0 never ran)\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("text:\n%s\nwant the line %q", b.String(), want)
 	}
 }

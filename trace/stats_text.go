@@ -29,8 +29,9 @@ func (s Stats) WriteJSON(w io.Writer) error {
 // carry their unit: seconds below a minute ("25s"), minutes below an hour
 // ("7.7m"), hours above ("11.92h"). A "start unknown" line, present only
 // when some jobs ran from an unknown start, counts them and says that the
-// wait line leaves them out. The format may change; use the JSON form for
-// machines.
+// wait line leaves them out; a trace with jobs but no known wait says so
+// on the wait line instead of giving figures. The format may change; use
+// the JSON form for machines.
 func (s Stats) WriteText(w io.Writer) error {
 	if err := writeTextSection(w, &s, ""); err != nil {
 		return err
@@ -61,7 +62,11 @@ func writeTextSection(w io.Writer, s *Stats, indent string) error {
 	line("jobs", strconv.FormatInt(s.Jobs, 10))
 	line("submit", textTime(s.FirstSubmit)+" .. "+textTime(s.LastSubmit))
 	line("users", strconv.FormatInt(s.Users, 10))
-	line("wait", textQuantiles(s.WaitSec)...)
+	if s.WaitSec.N == 0 && s.Jobs > 0 {
+		line("wait", fmt.Sprintf("-  (no job has a known wait: %d ran from a start the trace did not record, %d never ran)", s.StartUnknown, s.CancelledPending))
+	} else {
+		line("wait", textQuantiles(s.WaitSec)...)
+	}
 	line("run", textQuantiles(s.RunSec)...)
 	line("limit", textQuantiles(s.TimelimitSec)...)
 	line("at limit", textShare(s.TimeoutJobs, s.Jobs))

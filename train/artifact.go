@@ -6,10 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mirage-hpc/mirage/internal/atomicfile"
+	"github.com/mirage-hpc/mirage/internal/atomicdir"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/train/xgbjson"
@@ -63,19 +62,28 @@ type Manifest struct {
 // model file, only the chosen margin of the scheduler's estimate.
 const KindEstimate = "estimate"
 
+// ArtifactFiles are the names a model directory holds (filepath.Match
+// patterns): WriteArtifact replaces a directory holding only these and
+// refuses any other (atomicdir.ErrForeign).
+var ArtifactFiles = []string{ModelFile, ManifestFile, CVFile}
+
 // WriteArtifact writes model.json (unless m.Kind is KindEstimate),
-// cv.json (when m.CV is set) and manifest.json (last, with model.json's
-// SHA-256) into dir, creating it. Each file is written to a temporary
-// file and renamed.
+// cv.json (when m.CV is set) and manifest.json (with model.json's
+// SHA-256) as the directory dir, as a unit: the files go into a temporary
+// directory beside dir that replaces dir only when complete (atomicdir),
+// so a crash leaves the previous model directory as it was, and a
+// concurrent writer of dir fails (atomicfile.ErrLocked).
 func WriteArtifact(dir string, model []byte, m *Manifest) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	d, err := atomicdir.Create(dir, ArtifactFiles...)
+	if err != nil {
 		return fmt.Errorf("write artifact: %w", err)
 	}
+	defer d.Abort()
 	if m.Kind != KindEstimate {
 		sum := sha256.Sum256(model)
 		m.ModelSHA256 = hex.EncodeToString(sum[:])
-		if err := atomicfile.WriteFile(filepath.Join(dir, ModelFile), model); err != nil {
-			return err
+		if err := os.WriteFile(d.File(ModelFile), model, 0o644); err != nil {
+			return fmt.Errorf("write artifact: %w", err)
 		}
 	}
 	if m.CV != nil {
@@ -83,15 +91,18 @@ func WriteArtifact(dir string, model []byte, m *Manifest) error {
 		if err != nil {
 			return err
 		}
-		if err := atomicfile.WriteFile(filepath.Join(dir, CVFile), append(b, '\n')); err != nil {
-			return err
+		if err := os.WriteFile(d.File(CVFile), append(b, '\n'), 0o644); err != nil {
+			return fmt.Errorf("write artifact: %w", err)
 		}
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, ManifestFile), append(b, '\n'))
+	if err := os.WriteFile(d.File(ManifestFile), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write artifact: %w", err)
+	}
+	return d.Commit()
 }
 
 // Artifact is a loaded model directory.
@@ -110,11 +121,14 @@ func Open(dir string) (*Artifact, error) {
 	}
 	var a Artifact
 	if err := json.Unmarshal(mb, &a.Manifest); err != nil {
-		return nil, fmt.Errorf("open model %s: manifest: %w", dir, err)
+		return nil, fmt.Errorf("open model %s: %w: manifest: %w", dir, ErrBadModel, err)
+	}
+	if a.Manifest.Kind == KindDQN {
+		return nil, fmt.Errorf("open model %s: %w: %w", dir, ErrBadModel, ErrDQNModel)
 	}
 	if a.Manifest.Kind == KindEstimate {
 		if a.Manifest.OperatingPoint == nil {
-			return nil, fmt.Errorf("open model %s: an estimate manifest without operating_point", dir)
+			return nil, fmt.Errorf("open model %s: %w: an estimate manifest without operating_point", dir, ErrBadModel)
 		}
 		return &a, nil // no model file
 	}
@@ -127,31 +141,23 @@ func Open(dir string) (*Artifact, error) {
 		return nil, fmt.Errorf("open model %s: %w: sha256 %s, manifest says %s", dir, ErrDigest, got, a.Manifest.ModelSHA256)
 	}
 	if a.Model, err = xgbjson.Parse(model); err != nil {
-		return nil, fmt.Errorf("open model %s: %w", dir, err)
+		return nil, fmt.Errorf("open model %s: %w: %w", dir, ErrBadModel, err)
 	}
 	if a.Model.NumFeature != len(a.Manifest.Features) {
-		return nil, fmt.Errorf("open model %s: model has %d features, manifest %d", dir, a.Model.NumFeature, len(a.Manifest.Features))
+		return nil, fmt.Errorf("open model %s: %w: model has %d features, manifest %d", dir, ErrBadModel, a.Model.NumFeature, len(a.Manifest.Features))
 	}
 	return &a, nil
 }
 
-// Check returns an error wrapping ErrFeatures unless names and
-// schemaVersion are exactly the manifest's.
+// Check returns a *FeatureMismatchError (matching ErrFeatures) unless
+// names and schemaVersion are exactly the manifest's.
 func (a *Artifact) Check(names []string, schemaVersion int) error {
-	if schemaVersion != a.Manifest.FeatureSchemaVersion {
-		return fmt.Errorf("%w: feature schema version %d, model wants %d", ErrFeatures, schemaVersion, a.Manifest.FeatureSchemaVersion)
-	}
 	want := make([]string, len(a.Manifest.Features))
 	for i, f := range a.Manifest.Features {
 		want[i] = f.Name
 	}
-	if !slices.Equal(names, want) {
-		return fmt.Errorf("%w: %d features %v..., model wants %d", ErrFeatures, len(names), head(names), len(want))
-	}
-	return nil
+	return CheckFeatures(names, schemaVersion, want, a.Manifest.FeatureSchemaVersion)
 }
-
-func head(s []string) []string { return s[:min(3, len(s))] }
 
 // Predict returns r in hours for every row of s after Check.
 func (a *Artifact) Predict(s *features.Samples, schemaVersion int) ([]float32, error) {

@@ -89,8 +89,9 @@ func ruleScores(s *features.Samples, t Target, pred []float32) ([]float64, error
 
 // Run cross-validates (when opts.K >= 2), fits the final model on every
 // row and writes the artifact to dir. The final boosted model uses the
-// CV's median round count when early stopping chose one, and p.Rounds
-// otherwise.
+// CV's median round count when early stopping chose one; without CV it
+// stops early on the latest training windows (earlyStopRounds) when
+// p.EarlyStopping and p.ValidShare are set, and runs p.Rounds otherwise.
 func Run(ctx context.Context, s *features.Samples, meta SamplesMeta, dir string, opts Options) (*Manifest, error) {
 	if s.Len() == 0 {
 		return nil, fmt.Errorf("train: no samples")
@@ -138,8 +139,15 @@ func Run(ctx context.Context, s *features.Samples, meta SamplesMeta, dir string,
 	q := p
 	if p.Kind == KindXGBoost {
 		q.EarlyStopping = 0
-		if cv != nil {
+		switch {
+		case cv != nil:
 			q.Rounds = cv.Rounds
+		case p.EarlyStopping > 0 && p.ValidShare > 0:
+			rounds, err := earlyStopRounds(ctx, d, s.WindowStart, p)
+			if err != nil {
+				return nil, err
+			}
+			q.Rounds = rounds
 		}
 	}
 	all := make([]int, s.Len())
@@ -165,6 +173,28 @@ func Run(ctx context.Context, s *features.Samples, meta SamplesMeta, dir string,
 		return nil, err
 	}
 	return m, nil
+}
+
+// earlyStopRounds returns the round count for a final model trained
+// without cross-validation: boosting on all but the latest p.ValidShare of
+// the rows (by window start), stopping after p.EarlyStopping rounds
+// without improvement on those latest rows, as each CV fold does. With too
+// few windows to hold any out it returns p.Rounds.
+func earlyStopRounds(ctx context.Context, d *Data, windowStart []int64, p Params) (int, error) {
+	all := make([]int, len(windowStart))
+	for i := range all {
+		all[i] = i
+	}
+	tr, va := splitValid(all, windowStart, p)
+	if len(va) == 0 {
+		return p.Rounds, nil
+	}
+	fit, err := Fit(ctx, d, tr, va, p)
+	if err != nil {
+		return 0, err
+	}
+	fit.Booster.Close()
+	return fit.Rounds, nil
 }
 
 // withBlocks sets each unit's time block: its window's among k

@@ -70,6 +70,7 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	f.String("policy", d.Policy, "comma-separated policies")
 	f.String("nodes", "", "comma-separated chain sizes, e.g. 1,8 (empty = the protocol's)")
 	f.Int("partition", 0, "partition size in nodes, as features build --nodes (0 = the protocol's)")
+	f.Bool("allow-skip", false, "evaluate even when the jobs wider than the partition (skipped) are more than 1% of the jobs or node-hours (otherwise exit status 2)")
 	f.String("start", "", "first window start, YYYY-MM-DDTHH:MM:SS in the protocol's zone (empty = the protocol's)")
 	f.Int("windows", 0, "windows per chain size (0 = the protocol's)")
 	f.Duration("interval", 0, "time between window starts (0 = the protocol's)")
@@ -80,7 +81,7 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	f.Bool("sweep", false, "also replay each forest/xgboost model at a fixed sweep of its rule parameter (θ, τ or margin; evaluate.SweepParams) beside its training-chosen operating point")
 	f.Float64("lambda", evaluate.DefaultLambda, "λ: hours of interruption an hour of overlap costs (cost = interruption + λ·overlap)")
 	f.Int("workers", 0, "windows replayed at once (0 = GOMAXPROCS); the output does not depend on it")
-	f.Bool("progress", d.Progress, "draw progress on stderr when it is a terminal")
+	addProgressFlag(f)
 	return cmd
 }
 
@@ -111,6 +112,9 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	c := g.cfg.Evaluate
 	if c.Trace == "" || c.Output == "" {
 		return usagef("evaluate: --trace and -o are required")
+	}
+	if err := checkOutput("evaluate -o", c.Output, outputDir, evaluate.DirFiles...); err != nil {
+		return err
 	}
 	if c.Decision <= 0 || c.Decision%time.Second != 0 {
 		return usagef("--decision %v: want a positive whole number of seconds", c.Decision)
@@ -152,9 +156,12 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	if sweep, _ := cmd.Flags().GetBool("sweep"); sweep {
 		policies = evaluate.SweepModels(policies)
 	}
-	tjobs, err := trace.ReadAll(c.Trace)
+	tjobs, err := trace.ReadAllContext(cmd.Context(), c.Trace)
 	if err != nil {
 		return err
+	}
+	if _, err := checkProtocolFit(p, tjobs, c.AllowSkip, partitionFlag(c.Study, "--partition"), g.log()); err != nil {
+		return fmt.Errorf("evaluate: %w", err)
 	}
 	jobs, fo, err := p.Prepare(tjobs)
 	if err != nil {
@@ -170,13 +177,8 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
-	bar := newProgressBar(g.stderr, c.Progress && !g.cfg.JSON)
-	if bar.on {
-		opts.Progress = func(done, total int) {
-			fmt.Fprintf(bar.w, "\r\033[Kevaluate %d/%d windows", done, total)
-			bar.drawn = true
-		}
-	}
+	bar := newProgressBar(g.stderr, c.Progress, g.cfg.JSON)
+	opts.Progress = bar.windows("evaluate")
 	began := time.Now()
 	res, err := evaluate.Replay(cmd.Context(), jobs, policies, opts)
 	bar.finish()

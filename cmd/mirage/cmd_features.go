@@ -60,9 +60,10 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	f.String("chain-nodes", "", "comma-separated chain sizes, e.g. 1,8 (empty = the protocol's)")
 	f.String("mode", "", "window start: cold or warm (empty = the protocol's)")
 	f.Int("nodes", 0, "partition size (0 = the protocol's)")
+	f.Bool("allow-skip", false, "build even when the jobs wider than the partition (skipped) are more than 1% of the jobs or node-hours (otherwise exit status 2)")
 	f.Int("workers", 0, "windows simulated at once (0 = GOMAXPROCS); the output does not depend on it")
 	f.Uint64("seed", 0, "seed recorded in the output (the generation is deterministic)")
-	f.Bool("progress", d.Progress, "draw progress on stderr when it is a terminal")
+	addProgressFlag(f)
 	return cmd
 }
 
@@ -160,6 +161,9 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 	if c.Trace == "" || c.Output == "" {
 		return usagef("features build: --trace and -o are required")
 	}
+	if err := checkOutput("features build -o", c.Output, outputFile); err != nil {
+		return err
+	}
 	p, err := featuresProtocol(c)
 	if err != nil {
 		return err
@@ -171,9 +175,12 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	tjobs, err := trace.ReadAll(c.Trace)
+	tjobs, err := trace.ReadAllContext(cmd.Context(), c.Trace)
 	if err != nil {
 		return err
+	}
+	if _, err := checkProtocolFit(p, tjobs, c.AllowSkip, partitionFlag(c.Study, "--nodes"), g.log()); err != nil {
+		return fmt.Errorf("features build: %w", err)
 	}
 	jobs, opts, err := p.Prepare(tjobs)
 	if err != nil {
@@ -187,13 +194,8 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
 	opts.Logger = g.log()
-	bar := newProgressBar(g.stderr, c.Progress && !g.cfg.JSON)
-	if bar.on {
-		opts.Progress = func(done, total int) {
-			fmt.Fprintf(bar.w, "\r\033[Kfeatures %d/%d windows", done, total)
-			bar.drawn = true
-		}
-	}
+	bar := newProgressBar(g.stderr, c.Progress, g.cfg.JSON)
+	opts.Progress = bar.windows("features")
 	began := time.Now()
 	samples, s, err := features.Build(cmd.Context(), jobs, opts)
 	bar.finish()

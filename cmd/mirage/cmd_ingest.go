@@ -63,7 +63,9 @@ an unknown start: it is kept, marked start_unknown, and left out of waits.
 	f.String("start-time", "", "SWF: the instant times count from (RFC 3339, e.g. 2006-01-02T15:04:05Z); needed when the header has no UnixStartTime, which wins when present")
 	f.Int("row-group-rows", 0, "rows per Parquet row group (and rows held in memory), 1 or more; default 65536")
 	f.Bool("allow-empty", false, "accept a run whose every row is quarantined: write the empty trace and the quarantine file (otherwise exit status 2, nothing replaced)")
-	f.Bool("progress", true, "draw progress on stderr when it is a terminal")
+	f.Int("max-line-bytes", 0, "longest input line (or sacct --json job object) in bytes; a longer one is quarantined; default 16 MiB")
+	f.Int("max-field-bytes", 0, "longest field (sacct column or JSON string) in bytes; a row with a longer one is quarantined; default 1 MiB")
+	addProgressFlag(f)
 	return cmd
 }
 
@@ -108,8 +110,11 @@ func runIngest(cmd *cobra.Command, g *globalOptions, inputs []string) error {
 		AllowEmpty:   cfg.AllowEmpty,
 		Quarantine:   cfg.Quarantine,
 		Logger:       g.log(),
+
+		MaxLineBytes:  cfg.MaxLineBytes,
+		MaxFieldBytes: cfg.MaxFieldBytes,
 	}
-	bar := newProgressBar(g.stderr, cfg.Progress && !g.cfg.JSON)
+	bar := newProgressBar(g.stderr, cfg.Progress, g.cfg.JSON)
 	opts.Progress = bar.ingest
 	sum, err := ingest.Run(cmd.Context(), inputs, cfg.Output, opts)
 	bar.finish()

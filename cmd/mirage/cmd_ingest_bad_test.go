@@ -205,18 +205,24 @@ func checkBadCounts(t *testing.T, tt badCase, stdout string) {
 
 // checkDuckDB reads every accepted output with DuckDB, every column of
 // every row, when scripts/duckdb.sh has its package (no download in tests).
+// With MIRAGE_DUCKDB_REQUIRED=1 (make check-parquet) a missing DuckDB
+// fails the test instead of skipping the check.
 func checkDuckDB(t *testing.T, paths []string, jobs []int64) {
 	t.Helper()
+	skip := t.Skipf
+	if os.Getenv("MIRAGE_DUCKDB_REQUIRED") == "1" {
+		skip = t.Fatalf
+	}
 	cache := os.Getenv("MIRAGE_DUCKDB_DIR")
 	if cache == "" {
 		dir, err := os.UserCacheDir()
 		if err != nil {
-			t.Skip("DuckDB check skipped: no cache directory")
+			skip("DuckDB check skipped: no cache directory")
 		}
 		cache = filepath.Join(dir, "mirage-duckdb")
 	}
 	if _, err := os.Stat(filepath.Join(cache, "node_modules", "@duckdb", "node-api")); err != nil {
-		t.Skipf("DuckDB check skipped: run scripts/duckdb.sh once to install it (%v)", err)
+		skip("DuckDB check skipped: run scripts/duckdb.sh once to install it (%v)", err)
 	}
 	if len(paths) == 0 {
 		return

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -54,6 +55,9 @@ func runPredict(cmd *cobra.Command, g *globalOptions) error {
 	}
 	began := time.Now()
 	a, err := train.Open(c.Model)
+	if errors.Is(err, train.ErrDQNModel) {
+		return fmt.Errorf("predict: --model %s is a DQN model: DQN models are evaluated with `mirage evaluate --policy dqn:%s`, not predict (%w)", c.Model, c.Model, err)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -64,6 +65,8 @@ func addReplayFlags(f *pflag.FlagSet) {
 	f.String("from", "", "first submission to replay (YYYY-MM-DD or RFC 3339, in --tz)")
 	f.String("to", "", "end of the submissions to replay (exclusive)")
 	f.String("tz", d.TZ, "IANA zone of --from, --to and the per-month figures")
+	f.Bool("allow-skip", false, "replay even when the jobs wider than the partition (skipped) are more than 1% of the jobs or node-hours (otherwise exit status 2)")
+	addProgressFlag(f)
 }
 
 // simConfig resolves the simulator configuration from the sim section.
@@ -112,16 +115,25 @@ func parseWhen(s string, loc *time.Location) (time.Time, error) {
 
 // replaySummary is the JSON of `mirage sim replay`.
 type replaySummary struct {
-	Jobs                 int                 `json:"jobs"`
-	Nodes                int                 `json:"nodes"`
-	Events               int64               `json:"events"`
-	WallSec              float64             `json:"wall_sec"`
-	EventsPerSec         float64             `json:"events_per_sec"`
-	WaitMAESec           float64             `json:"wait_mae_sec"`
-	WaitMedianAbsErrSec  float64             `json:"wait_median_abs_err_sec"`
-	WaitSpearman         float64             `json:"wait_spearman"`
-	Within2x             float64             `json:"within_2x"`
-	Compared             int                 `json:"compared"`
+	Jobs         int     `json:"jobs"`
+	Nodes        int     `json:"nodes"`
+	Events       int64   `json:"events"`
+	WallSec      float64 `json:"wall_sec"`
+	EventsPerSec float64 `json:"events_per_sec"`
+	// The fidelity figures of the Compared jobs; absent (nil) when no job
+	// had a real wait to compare (NotCompared says why).
+	WaitMAESec          *float64 `json:"wait_mae_sec,omitempty"`
+	WaitMedianAbsErrSec *float64 `json:"wait_median_abs_err_sec,omitempty"`
+	WaitSpearman        *float64 `json:"wait_spearman,omitempty"`
+	Within2x            *float64 `json:"within_2x,omitempty"`
+	Compared            int      `json:"compared"`
+	// NotCompared, when Compared is 0, says why no job had a real wait to
+	// compare.
+	NotCompared string `json:"not_compared,omitempty"`
+	// Fit is how the trace fits the partition (wide jobs, demand), and
+	// Warnings what the replay's figures cannot be trusted for.
+	Fit                  sim.Fit             `json:"fit"`
+	Warnings             []string            `json:"warnings,omitempty"`
 	PerMonth             []sim.MonthFidelity `json:"per_month"`
 	InferredDependencies *sim.Inference      `json:"inferred_dependencies,omitempty"`
 	Conversion           sim.Conversion      `json:"conversion"`
@@ -147,17 +159,22 @@ type replaySummary struct {
 // configuration, the trace's jobs and the simulator's (with inferred
 // dependencies and capacity when asked), and the zone of the times.
 type replaySetup struct {
-	cfg   sim.Config
-	tjobs []trace.Job
-	jobs  []sim.Job
-	conv  sim.Conversion
-	opts  sim.FromTraceOptions
-	loc   *time.Location
+	cfg      sim.Config
+	fit      sim.Fit
+	warnings []string
+	tjobs    []trace.Job
+	jobs     []sim.Job
+	conv     sim.Conversion
+	opts     sim.FromTraceOptions
+	loc      *time.Location
 }
 
 // prepareReplay reads the sim section's trace and builds what a replay
-// needs; name is the command, for messages.
-func prepareReplay(cmd *cobra.Command, c *SimConfig, name string) (*replaySetup, error) {
+// needs; name is the command, for messages. With keepTrace the trace's
+// jobs are kept (replaySetup.tjobs); without, the trace is converted
+// while it is read (sim.ReadTrace), so a replay of millions of jobs does
+// not hold them.
+func prepareReplay(cmd *cobra.Command, g *globalOptions, c *SimConfig, name string, keepTrace bool) (*replaySetup, error) {
 	if c.Trace == "" {
 		return nil, usagef("%s: --trace is required", name)
 	}
@@ -168,10 +185,6 @@ func prepareReplay(cmd *cobra.Command, c *SimConfig, name string) (*replaySetup,
 	loc, err := time.LoadLocation(c.TZ)
 	if err != nil {
 		return nil, usagef("--tz %q: %w", c.TZ, err)
-	}
-	tjobs, err := trace.ReadAll(c.Trace)
-	if err != nil {
-		return nil, err
 	}
 	opts := sim.FromTraceOptions{MaxNodes: cfg.Nodes}
 	if c.From != "" {
@@ -201,31 +214,64 @@ func prepareReplay(cmd *cobra.Command, c *SimConfig, name string) (*replaySetup,
 	if c.InferDeps {
 		opts.Infer = &sim.InferOptions{}
 	}
-	jobs, conv, err := sim.FromTrace(tjobs, opts)
-	if err != nil {
+	if c.InferCapacity && (c.CapacityBucket < time.Second || c.CapacitySmooth < 0 || c.CapacityMinPending < 0) {
+		return nil, usagef("--capacity-bucket must be at least 1s, --capacity-smooth and --capacity-min-pending >= 0")
+	}
+	ctx := cmd.Context() // checked between the steps, for SIGINT
+	rs := &replaySetup{cfg: cfg, opts: opts, loc: loc}
+	if keepTrace {
+		if rs.tjobs, err = trace.ReadAllContext(ctx, c.Trace); err != nil {
+			return nil, err
+		}
+		rs.fit = sim.CheckFit(rs.tjobs, cfg.Nodes, opts.From, opts.To)
+	} else {
+		fc := sim.NewFitCounter(cfg.Nodes, opts.From, opts.To)
+		if rs.jobs, rs.conv, err = sim.ReadTrace(ctx, c.Trace, opts, fc.Add); err != nil {
+			return nil, err
+		}
+		rs.fit = fc.Fit()
+	}
+	if rs.warnings, err = checkFit(rs.fit, c.AllowSkip, "--nodes", g.log()); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if c.InferCapacity {
-		if cfg.Capacity, err = inferCapacity(tjobs, jobs, opts, cfg, *c); err != nil {
+	if keepTrace {
+		if rs.jobs, rs.conv, err = sim.FromTrace(rs.tjobs, opts); err != nil {
 			return nil, err
 		}
 	}
-	return &replaySetup{cfg: cfg, tjobs: tjobs, jobs: jobs, conv: conv, opts: opts, loc: loc}, nil
+	if c.InferCapacity {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if rs.cfg.Capacity, err = inferCapacity(ctx, c.Trace, rs.tjobs, rs.jobs, opts, cfg, *c); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return rs, nil
 }
 
 func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 	c := g.cfg.Sim
-	rs, err := prepareReplay(cmd, &c, "sim replay")
+	rs, err := prepareReplay(cmd, g, &c, "sim replay", false)
 	if err != nil {
 		return err
 	}
 	cfg, jobs, conv, loc := rs.cfg, rs.jobs, rs.conv, rs.loc
-	sum := replaySummary{Jobs: len(jobs), Nodes: cfg.Nodes, Conversion: conv, Config: cfg, CapacitySteps: len(cfg.Capacity)}
+	sum := replaySummary{Jobs: len(jobs), Nodes: cfg.Nodes, Conversion: conv, Config: cfg, CapacitySteps: len(cfg.Capacity),
+		Fit: rs.fit, Warnings: rs.warnings}
 	if c.InferDeps {
 		sum.InferredDependencies = &conv.Inference
 	}
 	began := time.Now()
-	starts, events, work, err := sim.ReplayWork(cmd.Context(), cfg, jobs)
+	bar := newProgressBar(g.stderr, c.Progress, g.cfg.JSON)
+	starts, events, work, err := replayProgress(cmd.Context(), cfg, jobs, bar, rs.loc, true)
+	bar.finish()
 	if err != nil {
 		return err
 	}
@@ -235,20 +281,32 @@ func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 	if sum.WallSec > 0 {
 		sum.EventsPerSec = float64(events) / sum.WallSec
 	}
-	var actual, simulated []int64
-	var months []string
-	for i, j := range jobs {
-		countWaits(&sum, j, starts[i])
+	n := 0 // the jobs compared: the slices below are made to size once
+	for i := range jobs {
+		if jobs[i].TraceStart != 0 && starts[i] >= 0 {
+			n++
+		}
+	}
+	actual, simulated, months := make([]int64, 0, n), make([]int64, 0, n), make([]string, 0, n)
+	month := monthNames{loc: loc}
+	for i := range jobs {
+		j := &jobs[i]
+		countWaits(&sum, *j, starts[i])
 		if j.TraceStart == 0 || starts[i] < 0 {
 			continue
 		}
 		actual = append(actual, j.TraceStart-j.Submit)
 		simulated = append(simulated, starts[i]-j.Submit)
-		months = append(months, time.Unix(j.Submit, 0).In(loc).Format("2006-01"))
+		months = append(months, month.of(j.Submit))
 	}
 	fid := sim.CompareWaits(actual, simulated, months)
 	sum.Compared = fid.Jobs
-	sum.WaitMAESec, sum.WaitMedianAbsErrSec, sum.WaitSpearman, sum.Within2x = fid.MAESec, fid.MedianAbsErrSec, fid.Spearman, fid.Within2x
+	if fid.Jobs > 0 {
+		sum.WaitMAESec, sum.WaitMedianAbsErrSec, sum.WaitSpearman, sum.Within2x = &fid.MAESec, &fid.MedianAbsErrSec, &fid.Spearman, &fid.Within2x
+	} else {
+		sum.NotCompared = notCompared(conv, jobs, starts)
+		sum.Warnings = append(sum.Warnings, sum.NotCompared)
+	}
 	sum.PerMonth = fid.PerMonth
 	if g.cfg.JSON {
 		b, err := json.MarshalIndent(sum, "", "  ")
@@ -263,8 +321,12 @@ func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 	w := sum.Work
 	fmt.Fprintf(g.stdout, "passes: %d main (%d jobs looked at), %d backfill (%d jobs tested, at most %d in one; %d planned, %d passes stopped early); %d users evaluated; at most %d jobs pending at once\n",
 		w.MainPasses, w.MainTested, w.BackfillPasses, w.BackfillTested, w.BackfillMaxTested, w.BackfillTested-w.BackfillSkipped, w.BackfillStopped, w.UsersEvaluated, w.MaxPending)
-	fmt.Fprintf(g.stdout, "waits of %d jobs that ran: MAE %.2f h, median |error| %.2f h, Spearman %.3f, within 2x %.1f%%\n",
-		sum.Compared, sum.WaitMAESec/3600, sum.WaitMedianAbsErrSec/3600, sum.WaitSpearman, 100*sum.Within2x)
+	if sum.Compared > 0 {
+		fmt.Fprintf(g.stdout, "waits of %d jobs that ran: MAE %.2f h, median |error| %.2f h, Spearman %.3f, within 2x %.1f%%\n",
+			sum.Compared, *sum.WaitMAESec/3600, *sum.WaitMedianAbsErrSec/3600, *sum.WaitSpearman, 100**sum.Within2x)
+	} else {
+		fmt.Fprintf(g.stdout, "waits: none compared (no MAE, median, Spearman or within-2x figures)\n")
+	}
 	for _, m := range sum.PerMonth {
 		fmt.Fprintf(g.stdout, "  %s  jobs %5d  MAE %6.2f h  median %6.2f h  Spearman %6.3f  within 2x %5.1f%%\n",
 			m.Month, m.Jobs, m.MAESec/3600, m.MedianAbsErrSec/3600, m.Spearman, 100*m.Within2x)
@@ -277,19 +339,49 @@ func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 	}
 	fmt.Fprintf(g.stdout, "started within a minute: simulated %d, real %d; waited over an hour: simulated %d, real %d\n",
 		sum.ZeroWaitSim, sum.ZeroWaitReal, sum.WaitedOverHourSim, sum.WaitedOverHourReal)
+	for _, w := range sum.Warnings {
+		fmt.Fprintf(g.stdout, "warning: %s\n", w)
+	}
 	return nil
+}
+
+// monthNames formats Unix times as "2006-01" months in loc, one string
+// per month (a replay compares millions of jobs).
+type monthNames struct {
+	loc   *time.Location
+	names map[int]string
+}
+
+func (m *monthNames) of(unix int64) string {
+	t := time.Unix(unix, 0).In(m.loc)
+	k := t.Year()*12 + int(t.Month())
+	name, ok := m.names[k]
+	if !ok {
+		if m.names == nil {
+			m.names = map[int]string{}
+		}
+		name = t.Format("2006-01")
+		m.names[k] = name
+	}
+	return name
 }
 
 // inferCapacity infers cfg's capacity timeline from the trace. Inside a
 // --from/--to window it looks at the whole trace, so jobs submitted before
 // the window but running in it count as busy.
-func inferCapacity(tjobs []trace.Job, jobs []sim.Job, opts sim.FromTraceOptions, cfg sim.Config, c SimConfig) ([]sim.CapacityStep, error) {
-	if c.CapacityBucket < time.Second || c.CapacitySmooth < 0 || c.CapacityMinPending < 0 {
-		return nil, usagef("--capacity-bucket must be at least 1s, --capacity-smooth and --capacity-min-pending >= 0")
-	}
+//
+// tjobs are the trace's jobs when they are held (nil: the trace at path
+// is read again for a window).
+func inferCapacity(ctx context.Context, path string, tjobs []trace.Job, jobs []sim.Job, opts sim.FromTraceOptions, cfg sim.Config, c SimConfig) ([]sim.CapacityStep, error) {
 	if opts.From != 0 || opts.To != 0 {
 		opts.From, opts.To = 0, 0
-		all, _, err := sim.FromTrace(tjobs, opts)
+		var all []sim.Job
+		var err error
+		if tjobs != nil {
+			all, _, err = sim.FromTrace(tjobs, opts)
+		} else {
+			all, _, err = sim.ReadTrace(ctx, path, opts, nil)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -63,6 +63,11 @@ type startsSummary struct {
 	// --forecast-rollouts), replay.
 	Predictors []startsScore `json:"predictors"`
 	Config     sim.Config    `json:"config"`
+	// Fit is how the trace fits the partition, and Warnings what the
+	// scores cannot be trusted for (jobs skipped as too wide, demand far
+	// above the partition's capacity).
+	Fit      sim.Fit  `json:"fit"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 type startsScore struct {
@@ -105,7 +110,7 @@ func runSimStarts(cmd *cobra.Command, g *globalOptions) error {
 		}
 		model = m
 	}
-	rs, err := prepareReplay(cmd, &c, "sim starts")
+	rs, err := prepareReplay(cmd, g, &c, "sim starts", true)
 	if err != nil {
 		return err
 	}
@@ -199,7 +204,7 @@ func runSimStarts(cmd *cobra.Command, g *globalOptions) error {
 		add("replay", e.Replay, e.Replay >= 0)
 		rows = append(rows, row)
 	}
-	sum := startsSummary{From: lo, To: hi, Config: rs.cfg}
+	sum := startsSummary{From: lo, To: hi, Config: rs.cfg, Fit: rs.fit, Warnings: rs.warnings}
 	for _, name := range []string{"slurm", "history", "runtime-model", "forecast", "replay"} {
 		if _, ok := cols[name]; !ok {
 			continue
@@ -224,6 +229,9 @@ func runSimStarts(cmd *cobra.Command, g *globalOptions) error {
 	for _, p := range sum.Predictors {
 		fmt.Fprintf(g.stdout, "%-14s %8d %9.1f%% %9.1f%% %9.1f%% %8.2f %9.2f %8.2f\n", p.Name, p.NoEstimate,
 			100*p.Within1Min, 100*p.Within10Min, 100*p.Within2x, p.MAESec/3600, p.MedianAbsErrSec/3600, p.BiasSec/3600)
+	}
+	for _, w := range sum.Warnings {
+		fmt.Fprintf(g.stdout, "warning: %s\n", w)
 	}
 	if c.Output != "" {
 		fmt.Fprintf(g.stdout, "wrote %s and %s\n", filepath.Join(c.Output, "starts.json"), filepath.Join(c.Output, "starts.parquet"))

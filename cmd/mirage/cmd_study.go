@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mirage-hpc/mirage/ingest"
 	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"github.com/mirage-hpc/mirage/pipelines"
 	"github.com/mirage-hpc/mirage/trace"
@@ -50,7 +51,7 @@ TRACE=... takes the built-in synth study's). A trace whose dates are relative to
 	f := cmd.Flags()
 	f.String("trace", "", "trace file (Parquet, from mirage ingest); required")
 	f.StringP("output", "o", "", "study file to write (.yaml); required")
-	f.String("name", "study", "the study's name")
+	f.String("name", "", "the study's name (default: the trace file's, as ingest.TraceName makes it: X-2.1-b1 for X-2.1-b1.parquet)")
 	f.Bool("force", false, "replace an existing -o file")
 	f.Int("partition-nodes", 0, "partition size in nodes (0 = the most nodes the trace's jobs held at once)")
 	f.String("models-from", "", "a study (built-in name or file) whose models, policies, budget, sweep and predictions to copy, e.g. synth")
@@ -67,6 +68,9 @@ func runStudyInit(cmd *cobra.Command, g *globalOptions) error {
 	modelsFrom, _ := f.GetString("models-from")
 	if tracePath == "" || out == "" {
 		return usagef("study init: --trace and -o are required")
+	}
+	if name == "" {
+		name = ingest.TraceName(tracePath)
 	}
 	if ext := strings.ToLower(filepath.Ext(out)); ext != ".yaml" && ext != ".yml" {
 		return usagef("study init: -o %s: want a .yaml file", out)

@@ -224,6 +224,9 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	if c.Samples == "" || c.Output == "" {
 		return usagef("train: --samples and -o are required")
 	}
+	if err := checkOutput("train -o", c.Output, outputDir, train.ArtifactFiles...); err != nil {
+		return err
+	}
 	if c.OverlapBudget < 0 {
 		return usagef("train: --overlap-budget %s < 0", c.OverlapBudget)
 	}
@@ -352,6 +355,9 @@ func printOperatingPoint(g *globalOptions, m *train.Manifest, dir string) error 
 func runTrainDQN(cmd *cobra.Command, g *globalOptions, c TrainConfig) error {
 	if c.Trace == "" || (c.Protocol == "" && c.Study == "") || c.Output == "" {
 		return usagef("train --model dqn: --trace, --protocol (or --study) and -o are required")
+	}
+	if err := checkOutput("train -o", c.Output, outputDir, dqn.ArtifactFiles...); err != nil {
+		return err
 	}
 	cfg := dqn.DefaultConfig()
 	if c.DQNConfig != "" {

@@ -22,6 +22,9 @@ func runTrainForecast(cmd *cobra.Command, g *globalOptions, c TrainConfig) error
 	if c.Trace == "" || (c.Protocol == "" && c.Study == "") || c.Output == "" || c.RuntimeModel == "" {
 		return usagef("train --model forecast: --trace, --study (or --protocol), --runtime-model and -o are required")
 	}
+	if err := checkOutput("train -o", c.Output, outputDir); err != nil {
+		return err
+	}
 	if c.Stride < 0 || c.Rollouts < 0 || c.ResampleDays < 0 || c.OverlapBudget < 0 || c.Correlation < 0 || c.Correlation > 1 {
 		return usagef("train --model forecast: --stride %d, --rollouts %d, --resample-days %d, --overlap-budget %s: want >= 0; --correlation %g: want [0, 1]", c.Stride, c.Rollouts, c.ResampleDays, c.OverlapBudget, c.Correlation)
 	}

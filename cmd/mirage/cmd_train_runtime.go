@@ -62,6 +62,9 @@ func runTrainRuntime(cmd *cobra.Command, g *globalOptions, c TrainConfig) error 
 	if c.Trace == "" || (c.Protocol == "" && c.Study == "") || c.Output == "" {
 		return usagef("train --model runtime: --trace, --study (or --protocol) and -o are required")
 	}
+	if err := checkOutput("train -o", c.Output, outputDir, jobruntime.ArtifactFiles...); err != nil {
+		return err
+	}
 	if err := checkStudyTrace(c.Study, c.Trace); err != nil {
 		return err
 	}

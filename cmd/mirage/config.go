@@ -52,9 +52,13 @@ type EvaluateConfig struct {
 	// comma-separated).
 	Margins string `mapstructure:"margins"`
 	// Lambda is λ of cost = interruption + λ·overlap (hours per hour).
-	Lambda   float64 `mapstructure:"lambda"`
-	Workers  int     `mapstructure:"workers"`
-	Progress bool    `mapstructure:"progress"`
+	Lambda  float64 `mapstructure:"lambda"`
+	Workers int     `mapstructure:"workers"`
+	// Progress is always, auto or never (see parseProgress).
+	Progress string `mapstructure:"progress"`
+	// AllowSkip replays a trace whose jobs wider than the partition are
+	// more than 1 % of it (sim.MaxSkipShare).
+	AllowSkip bool `mapstructure:"allow_skip"`
 }
 
 // PredictConfig configures `mirage predict`.
@@ -150,7 +154,8 @@ type FeaturesConfig struct {
 	Nodes      int           `mapstructure:"nodes"`
 	Workers    int           `mapstructure:"workers"`
 	Seed       uint64        `mapstructure:"seed"`
-	Progress   bool          `mapstructure:"progress"`
+	Progress   string        `mapstructure:"progress"` // always, auto or never
+	AllowSkip  bool          `mapstructure:"allow_skip"`
 }
 
 // SimConfig configures `mirage sim ...`.
@@ -185,6 +190,11 @@ type SimConfig struct {
 	// ForecastRollouts, when > 0, adds sim starts' forecast median over
 	// that many rollouts with the run-time model.
 	ForecastRollouts int `mapstructure:"forecast_rollouts"`
+	// AllowSkip replays a trace whose jobs wider than the partition are
+	// more than 1 % of it (sim.MaxSkipShare); Progress is always, auto or
+	// never.
+	AllowSkip bool   `mapstructure:"allow_skip"`
+	Progress  string `mapstructure:"progress"`
 }
 
 // IngestConfig configures `mirage ingest`.
@@ -198,9 +208,12 @@ type IngestConfig struct {
 	CoresPerNode int    `mapstructure:"cores_per_node"`
 	StartTime    string `mapstructure:"start_time"` // RFC 3339; "" = none
 	RowGroupRows int    `mapstructure:"row_group_rows"`
-	Progress     bool   `mapstructure:"progress"`
+	Progress     string `mapstructure:"progress"` // always, auto or never
 	// AllowEmpty accepts a run whose every row is quarantined.
 	AllowEmpty bool `mapstructure:"allow_empty"`
+	// MaxLineBytes and MaxFieldBytes are ingest.Options' (0: defaults).
+	MaxLineBytes  int `mapstructure:"max_line_bytes"`
+	MaxFieldBytes int `mapstructure:"max_field_bytes"`
 }
 
 // SynthConfig configures `mirage synth`.
@@ -296,13 +309,13 @@ func setDefaults(v *viper.Viper, prefix string, rv reflect.Value) {
 func defaultConfig() Config {
 	return Config{
 		LogLevel: "info",
-		Ingest:   IngestConfig{Format: "auto", Progress: true},
-		Sim:      SimConfig{Profile: "default", TZ: "UTC", CapacityBucket: 24 * time.Hour, BfMaxJobTest: -1, BfMaxJobUser: -1},
-		Features: FeaturesConfig{Protocol: "mirage-ls6", Period: "train", Progress: true},
+		Ingest:   IngestConfig{Format: "auto", Progress: "auto"},
+		Sim:      SimConfig{Profile: "default", TZ: "UTC", CapacityBucket: 24 * time.Hour, BfMaxJobTest: -1, BfMaxJobUser: -1, Progress: "auto"},
+		Features: FeaturesConfig{Protocol: "mirage-ls6", Period: "train", Progress: "auto"},
 		Train: TrainConfig{Model: "forest", CV: 5, Seed: 1, Device: "cpu", Target: "r", OverlapBudget: time.Hour,
 			Stride: 1, Rollouts: evaluate.DefaultRollouts, ResampleDays: 7, Correlation: evaluate.DefaultCorrelation},
 		Evaluate: EvaluateConfig{Protocol: "mirage-ls6-val", Period: "validation", Policy: "reactive,immediate,avg,slurm-estimate,oracle,oracle-cost", Lambda: 0.5,
-			Decision: 10 * time.Minute, Progress: true},
+			Decision: 10 * time.Minute, Progress: "auto"},
 		Synth: SynthConfig{
 			Jobs: 20000, Seed: 1, Nodes: 88, Format: "sacct", Utilisation: 0.7,
 			TZ: "America/Chicago", Start: "2022-11-01T00:00:00", Cluster: "synth",

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 
 	"github.com/mirage-hpc/mirage/ingest"
 	"github.com/mirage-hpc/mirage/trace"
@@ -24,9 +27,12 @@ const exitCodesHelp = `Exit status:
   0    success
   1    failure (I/O or internal error)
   2    bad input data: a bad row with --strict (the message names file:line: field),
-       an unknown or fixed-width format, an empty or header-only input; a samples
-       table whose features differ from the model's, a model failing its sha256
-  3    bad usage: unknown flag, bad flag value, unreadable config file
+       an unknown or fixed-width format, an empty or header-only input, truncated
+       compressed input; a samples table whose features differ from the model's
+       (the message names them), a model (XGBoost or DQN) failing its sha256 or
+       not fitting its manifest
+  3    bad usage: unknown command or flag, bad flag value, unreadable config file,
+       an output path that cannot be written
   130  interrupted (SIGINT, SIGTERM)`
 
 // usageError marks errors caused by the command line or configuration.
@@ -48,7 +54,8 @@ func exitCode(err error) int {
 	case errors.As(err, &ue):
 		return exitUsage
 	case ingest.IsInputError(err), errors.Is(err, trace.ErrSchemaVersion), errors.Is(err, trace.ErrBadState),
-		errors.Is(err, train.ErrFeatures), errors.Is(err, train.ErrDigest), errors.Is(err, train.ErrSamples):
+		errors.Is(err, train.ErrFeatures), errors.Is(err, train.ErrDigest), errors.Is(err, train.ErrSamples),
+		errors.Is(err, train.ErrBadModel), errors.Is(err, errUnfitInput):
 		return exitBadInput
 	}
 	return exitFailure
@@ -61,11 +68,43 @@ func reportError(g *globalOptions, err error) int {
 	if err == nil {
 		return code
 	}
-	if g.cfg.JSON {
+	if g.cfg.JSON || g.jsonArgs {
 		b, _ := json.Marshal(map[string]any{"error": err.Error(), "exit_code": code})
 		fmt.Fprintln(g.stderr, string(b))
 	} else {
 		fmt.Fprintln(g.stderr, "mirage: "+err.Error())
 	}
 	return code
+}
+
+// jsonRequested reports whether the command line (or MIRAGE_JSON) asks for
+// JSON output, for errors that happen before the configuration is resolved
+// (a bad flag, an unknown command): --json, --json=true or =1 before a
+// "--".
+func jsonRequested(args []string, getenv func(string) string) bool {
+	if v, err := strconv.ParseBool(getenv("MIRAGE_JSON")); err == nil && v {
+		return true
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--json" {
+			return true
+		}
+		if v, ok := strings.CutPrefix(a, "--json="); ok {
+			b, err := strconv.ParseBool(v)
+			return err == nil && b
+		}
+	}
+	return false
+}
+
+// execute runs the command line args as main does and returns the exit
+// status; errors are printed to g.stderr.
+func execute(ctx context.Context, g *globalOptions, args []string) int {
+	g.jsonArgs = jsonRequested(args, os.Getenv)
+	cmd := newRootCommand(g)
+	cmd.SetArgs(args)
+	return reportError(g, cmd.ExecuteContext(ctx))
 }

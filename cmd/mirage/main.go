@@ -19,7 +19,7 @@ var version = "dev"
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	g := &globalOptions{stdout: os.Stdout, stderr: os.Stderr}
-	err := newRootCommand(g).ExecuteContext(ctx)
+	code := execute(ctx, g, os.Args[1:])
 	stop()
-	os.Exit(reportError(g, err))
+	os.Exit(code)
 }

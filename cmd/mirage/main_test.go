@@ -18,9 +18,7 @@ func run(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	g := &globalOptions{stdout: &out, stderr: &errb}
-	cmd := newRootCommand(g)
-	cmd.SetArgs(args)
-	code := reportError(g, cmd.ExecuteContext(context.Background()))
+	code := execute(context.Background(), g, args)
 	return out.String(), errb.String(), code
 }
 

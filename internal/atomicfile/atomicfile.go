@@ -1,6 +1,9 @@
 // Package atomicfile writes files so that a crash never leaves half of one:
 // the content goes to a temporary file in the same directory, is synced,
-// and is renamed over the destination only when complete.
+// and is renamed over the destination only when complete. Temporary names
+// carry the writer's PID, so that the next writer of the same output
+// removes those of a killed run (RemoveStale); TryLock keeps two live
+// writers off one output.
 package atomicfile
 
 import (
@@ -8,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 )
 
 // Write creates or replaces path with what write writes (mode 0644). The
@@ -16,7 +18,7 @@ import (
 // close their sink (pqarrow does) cannot close the file early. On any
 // error nothing is left behind and path is unchanged.
 func Write(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	tmp, err := CreateTemp(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

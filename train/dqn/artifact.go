@@ -4,9 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/mirage-hpc/mirage/internal/atomicfile"
+	"github.com/mirage-hpc/mirage/internal/atomicdir"
 	"math"
 	"os"
 	"path/filepath"
@@ -23,8 +22,9 @@ const (
 	CurveFile    = "curve.csv"
 )
 
-// ErrDigest means a file does not match the manifest's SHA-256.
-var ErrDigest = errors.New("model file digest mismatch")
+// ErrDigest means a file does not match the manifest's SHA-256. It is
+// train.ErrDigest: one error, and one exit status, for every model kind.
+var ErrDigest = train.ErrDigest
 
 // Manifest is manifest.json of a DQN model directory.
 type Manifest struct {
@@ -138,13 +138,18 @@ func mlpFromTensors(sizes []int, ts []Tensor) (*MLP, error) {
 	return m, nil
 }
 
+// ArtifactFiles are the names a DQN model directory holds: WriteArtifact
+// replaces a directory holding only these and refuses any other
+// (atomicdir.ErrForeign).
+var ArtifactFiles = []string{WeightsFile, ONNXFile, CurveFile, ManifestFile}
+
 // WriteArtifact writes model.safetensors, model.onnx (EncodeONNX with
 // m.Versions as metadata), curve.csv (when curve is not nil) and
-// manifest.json (last, with each file's SHA-256) into dir.
+// manifest.json (with each file's SHA-256) as the directory dir, as a
+// unit: the files go into a temporary directory beside dir that replaces
+// dir only when complete (atomicdir), so a crash leaves the previous model
+// directory as it was.
 func WriteArtifact(dir string, net *MLP, curve []byte, m *Manifest) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write artifact: %w", err)
-	}
 	w, err := EncodeSafetensors(net.Tensors(), map[string]string{"format": "mirage-dqn"})
 	if err != nil {
 		return err
@@ -153,7 +158,12 @@ func WriteArtifact(dir string, net *MLP, curve []byte, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	m.Kind = "dqn"
+	d, err := atomicdir.Create(dir, ArtifactFiles...)
+	if err != nil {
+		return fmt.Errorf("write artifact: %w", err)
+	}
+	defer d.Abort()
+	m.Kind = train.KindDQN
 	m.Architecture = Architecture{Layers: slices.Clone(net.Sizes), Activation: "relu",
 		Actions: []string{"wait", "submit"}, Input: "standardised features"}
 	m.Files = map[string]string{}
@@ -168,15 +178,18 @@ func WriteArtifact(dir string, net *MLP, curve []byte, m *Manifest) error {
 		}
 		sum := sha256.Sum256(b)
 		m.Files[name] = hex.EncodeToString(sum[:])
-		if err := atomicfile.WriteFile(filepath.Join(dir, name), b); err != nil {
-			return err
+		if err := os.WriteFile(d.File(name), b, 0o644); err != nil {
+			return fmt.Errorf("write artifact: %w", err)
 		}
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, ManifestFile), append(b, '\n'))
+	if err := os.WriteFile(d.File(ManifestFile), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write artifact: %w", err)
+	}
+	return d.Commit()
 }
 
 // Model is a loaded DQN model directory.
@@ -194,10 +207,10 @@ func Open(dir string) (*Model, error) {
 	}
 	var m Model
 	if err := json.Unmarshal(mb, &m.Manifest); err != nil {
-		return nil, fmt.Errorf("open dqn model %s: manifest: %w", dir, err)
+		return nil, fmt.Errorf("open dqn model %s: %w: manifest: %w", dir, train.ErrBadModel, err)
 	}
-	if m.Manifest.Kind != "dqn" {
-		return nil, fmt.Errorf("open dqn model %s: kind %q", dir, m.Manifest.Kind)
+	if m.Manifest.Kind != train.KindDQN {
+		return nil, fmt.Errorf("open dqn model %s: %w: kind %q, want %q", dir, train.ErrBadModel, m.Manifest.Kind, train.KindDQN)
 	}
 	wb, err := os.ReadFile(filepath.Join(dir, WeightsFile))
 	if err != nil {
@@ -209,31 +222,28 @@ func Open(dir string) (*Model, error) {
 	}
 	ts, _, err := DecodeSafetensors(wb)
 	if err != nil {
-		return nil, fmt.Errorf("open dqn model %s: %w", dir, err)
+		return nil, fmt.Errorf("open dqn model %s: %w: %w", dir, train.ErrBadModel, err)
 	}
 	layers := m.Manifest.Architecture.Layers
 	if len(layers) < 2 || layers[0] != len(m.Manifest.Features) || layers[len(layers)-1] != NumActions ||
 		len(m.Manifest.Standardisation.Mean) != layers[0] || len(m.Manifest.Standardisation.Std) != layers[0] {
-		return nil, fmt.Errorf("open dqn model %s: layers %v do not fit %d features and %d actions", dir, layers, len(m.Manifest.Features), NumActions)
+		return nil, fmt.Errorf("open dqn model %s: %w: layers %v do not fit %d features and %d actions", dir, train.ErrBadModel, layers, len(m.Manifest.Features), NumActions)
 	}
 	if m.Net, err = mlpFromTensors(layers, ts); err != nil {
-		return nil, fmt.Errorf("open dqn model %s: %w", dir, err)
+		return nil, fmt.Errorf("open dqn model %s: %w: %w", dir, train.ErrBadModel, err)
 	}
 	return &m, nil
 }
 
-// Check returns an error unless names and schemaVersion are exactly the
+// Check returns a *train.FeatureMismatchError (matching train.ErrFeatures,
+// as for XGBoost models) unless names and schemaVersion are exactly the
 // manifest's.
 func (m *Model) Check(names []string, schemaVersion int) error {
 	want := make([]string, len(m.Manifest.Features))
 	for i, f := range m.Manifest.Features {
 		want[i] = f.Name
 	}
-	if schemaVersion != m.Manifest.FeatureSchemaVersion || !slices.Equal(names, want) {
-		return fmt.Errorf("dqn: feature table (schema %d, %d features) does not match the model's (schema %d, %d features)",
-			schemaVersion, len(names), m.Manifest.FeatureSchemaVersion, len(want))
-	}
-	return nil
+	return train.CheckFeatures(names, schemaVersion, want, m.Manifest.FeatureSchemaVersion)
 }
 
 // Q writes the Q-values (wait, submit) of the raw feature vector x into dst.

@@ -82,6 +82,10 @@ func digestOf(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
+// ArtifactFiles are the names (filepath.Match patterns) a run-time model
+// directory holds; Train refuses an existing directory holding others.
+var ArtifactFiles = []string{ManifestFile, "model.json", "head_*.json", EncodingFile, MetricsFile, CalibrationFile}
+
 func modelFileName(a Approach, k int) string {
 	if a == ApproachSoftprob {
 		return "model.json"

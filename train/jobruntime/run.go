@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/internal/atomicdir"
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/xgboost"
@@ -183,7 +184,9 @@ func (d *dataset) pick(idx []int) *dataset {
 // (manifest.json, the model files, encoding.json, metrics.json and
 // calibration.png) into dir, and scores the validation period with the
 // written model. The same jobs, options and seed give byte-identical
-// files.
+// files. The directory is replaced as a unit (atomicdir): a failed or
+// killed run leaves the previous one as it was; an existing dir holding
+// other files than ArtifactFiles is refused.
 func Train(ctx context.Context, jobs []trace.Job, dir string, o Options) (*Result, error) {
 	o, err := o.withDefaults()
 	if err != nil {
@@ -193,6 +196,14 @@ func Train(ctx context.Context, jobs []trace.Job, dir string, o Options) (*Resul
 	if err != nil {
 		return nil, fmt.Errorf("%w: zone: %w", ErrOptions, err)
 	}
+	// The directory is written as a unit: into a temporary directory
+	// beside it, renamed into place at the end (atomicdir).
+	out, err := atomicdir.Create(dir, ArtifactFiles...)
+	if err != nil {
+		return nil, fmt.Errorf("write runtime model: %w", err)
+	}
+	defer out.Abort()
+	dir = out.Path
 	log := o.Logger.With("model", Kind)
 	tr := selectRows(jobs, o.TrainFrom, o.TrainTo, o.TrainTo, o.Edges)
 	if len(tr.rows) < 10*o.K {
@@ -226,6 +237,9 @@ func Train(ctx context.Context, jobs []trace.Job, dir string, o Options) (*Resul
 		return nil, err
 	}
 	if err := writeCalibrationPlot(filepath.Join(dir, CalibrationFile), met); err != nil {
+		return nil, err
+	}
+	if err := out.Commit(); err != nil {
 		return nil, err
 	}
 	return &Result{Manifest: man, Metrics: met}, nil

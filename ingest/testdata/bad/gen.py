@@ -106,3 +106,13 @@ w("sacct_fixed_width.txt", b"JobID           JobName  State\n------------ ------
 w("dup_a.txt", H + row(1) + row(2))
 w("dup_b.txt", H + row(2) + row(3))
 w("sacct_ok.txt", H + row(1) + row(2))
+
+# Items 5 and 9: sizes (limits lowered by flags so the files stay small)
+# and truncated compressed input.
+w("sacct_long_line.txt", H + row(1) + row(2, name=b"n" * 5000) + row(3))
+w("sacct_long_field.txt", H + row(1) + row(2, name=b"n" * 300) + row(3))
+w("sacct_many_separators.txt", H + row(1) + b"|" * 100000 + b"\n" + row(3))
+w("sacct_many_columns.txt", b"JobID" + b"|X" * 2000 + b"\n" + row(1))
+w("sacct_truncated.txt.gz", gzip.compress(H + b"".join(row(i) for i in range(1, 2001)), mtime=0)[:3000])
+w("json_long_job.json", jdoc([jjob(1), jjob(2, name="n" * 5000), jjob(3)]))
+w("json_long_name.json", jdoc([jjob(1), jjob(2, name="n" * 300), jjob(3)]))

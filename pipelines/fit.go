@@ -1,0 +1,81 @@
+package pipelines
+
+import (
+	"fmt"
+
+	"github.com/mirage-hpc/mirage/sim"
+	"github.com/mirage-hpc/mirage/trace"
+)
+
+// partitionNodes returns the study's simulated partition size: its
+// cluster.nodes, or its profile's.
+func (s *Study) partitionNodes() (int, error) {
+	if s.Cluster.Nodes > 0 {
+		return s.Cluster.Nodes, nil
+	}
+	cfg, err := sim.Profile(s.Cluster.Profile)
+	if err != nil {
+		return 0, fmt.Errorf("%w: cluster.profile: %w", ErrStudy, err)
+	}
+	return cfg.Nodes, nil
+}
+
+// CheckFit checks, before any stage, that the study can give meaningful
+// figures for the trace's jobs. It returns an error wrapping ErrStudy,
+// naming the setting that fixes it, when the jobs wider than the
+// partition are more than sim.MaxSkipShare of the jobs or node-hours
+// (unless cluster.allow_skip), when the jobs ask far more node-hours
+// than the partition offers (sim.Fit.Overloaded: a partition-size or
+// run-time error), and when the windows are warm or infer
+// dependencies or capacity while no job has a recorded start (an SWF
+// trace whose waits are all -1): warm windows and the inferences read
+// the trace's real starts.
+func (s *Study) CheckFit(jobs []trace.Job) error {
+	nodes, err := s.partitionNodes()
+	if err != nil {
+		return err
+	}
+	f := sim.CheckFit(jobs, nodes, 0, 0)
+	if f.TooWide() && !s.Cluster.AllowSkip {
+		return fmt.Errorf("%w: %s in the study file (or delete it and rerun make run NODES=%d), or set cluster.allow_skip: true to run without them",
+			ErrStudy, f.WideMessage("cluster.nodes:"), max(int(f.Widest), f.PeakBusy))
+	}
+	if f.Overloaded() {
+		return fmt.Errorf("%w: %s; cluster.nodes is in the study file (or delete it and rerun make run NODES=N)", ErrStudy, f.OverloadMessage("cluster.nodes:"))
+	}
+	if f.KnownWaits == 0 && f.StartUnknown > 0 &&
+		(s.Periods.Mode == "warm" || s.Cluster.InferDependencies || s.Cluster.InferCapacity) {
+		return fmt.Errorf("%w: %s: set periods.mode: cold, cluster.infer_dependencies: false and cluster.infer_capacity: false (they read the trace's real starts)",
+			ErrStudy, noStartsText(f))
+	}
+	return nil
+}
+
+// noStartsText says that no job of the trace has a recorded start.
+func noStartsText(f sim.Fit) string {
+	return fmt.Sprintf("the trace records no job's start: %d of its %d jobs ran from a start it did not record (an SWF wait time of -1), %d never ran, so its waits are unknown",
+		f.StartUnknown, f.Jobs, f.NeverRan)
+}
+
+// checkGivenNodes refuses a partition size given to Propose that cannot
+// simulate the trace: wide jobs more than sim.MaxSkipShare of it, or a
+// demand far above the partition's capacity.
+func checkGivenNodes(f sim.Fit) error {
+	const make = " (with make run: NODES=N)"
+	if f.TooWide() {
+		return fmt.Errorf("%w: %s%s", ErrStudy, f.WideMessage("--partition-nodes"), make)
+	}
+	if f.Overloaded() {
+		return fmt.Errorf("%w: %s%s", ErrStudy, f.OverloadMessage("--partition-nodes"), make)
+	}
+	return nil
+}
+
+// checkTraceFit reads the trace at path and checks it with CheckFit.
+func checkTraceFit(s *Study, path string) error {
+	jobs, err := trace.ReadAll(path)
+	if err != nil {
+		return err
+	}
+	return s.CheckFit(jobs)
+}
