@@ -103,6 +103,11 @@ type Metrics struct {
 	// them (mirage evaluate does).
 	Protocol  *features.Protocol `json:"protocol,omitempty"`
 	SimConfig *sim.Config        `json:"sim_config,omitempty"`
+	// ModelDirs maps each model policy family (KIND:DIR, DIR as named on
+	// the command line) to its directory relative to the evaluation
+	// directory (slash-separated), or absolute; WriteDir fills it, and
+	// Metrics.ModelDir resolves it, never against the working directory.
+	ModelDirs map[string]string `json:"model_dirs,omitempty"`
 }
 
 // OracleName is the oracle policy's name.

@@ -1,30 +1,52 @@
 // Package reports turns an evaluation directory (evaluate.WriteDir's
-// metrics.json and windows.csv) into figures and one self-contained HTML
-// page.
+// metrics.json and windows.csv) into a report directory: one
+// self-contained page, report.html, and each figure as PNG and SVG.
 //
-// Render draws, with gonum/plot, each figure as PNG and SVG into the
-// directory: the CDFs of interruption and of overlap per policy, the
-// zero-interruption share per policy by load class, and the
-// interruption-overlap trade-off (sweeps, policies named NAME@θ=V or
-// NAME@margin=V, as curves; both oracles marked), each with one panel per
-// chain size when there are several, and, per DQN model, its training curve
-// (dqn-curve-NAME, from the model directory's curve.csv, read by column
-// name with ReadCurve: the episode return, raw and as a moving mean over
-// DQNWindow episodes, and the validation return; the loss and ε in panels
-// below when the curve has them). DQN models are the evaluation's
-// dqn:DIR policies (DIR as written, relative to the working directory;
-// one that cannot be read is skipped with a warning on Options.Logger)
-// and the directories in Options.DQN (an error when missing). It then
-// writes report.html, which inlines
-// every figure as a base64 PNG and carries the metric tables (one per
-// chain size, with its load classes; cost = interruption + λ·overlap with
-// λ stated; never pooled across chain sizes), the frontier table and a
-// protocol summary from the rows and from the model manifests (a model
-// policy "forest:DIR" reads DIR/manifest.json when DIR exists). The page
-// references no other file.
+// The page answers which policy to deploy and what it costs. It opens
+// with a summary: the study (trace and its dates, protocol, simulator
+// profile, partition, chain sizes, decision interval, overlap budget) and,
+// per chain size, a Recommendation: the policy with the largest
+// interruption reduction whose mean overlap per window is within the
+// budget, with its interruption, overlap and node-hours of overlap per
+// window, each with a 95 % percentile bootstrap interval over the
+// windows (Bootstrap: seeded, deterministic, always covering the point
+// estimate), and its distance to the hindsight oracles. Tables follow per
+// chain size and load class (never pooled), with counts and intervals,
+// then the figures (gonum/plot; sans-serif Liberation Sans vendored with
+// gonum; Okabe–Ito colours with dash patterns and glyphs; legends in a
+// strip right of the data; short policy labels with a key to the full
+// names):
 //
-// Figures whose data is not in the directory (predicted vs actual r, the
-// trace's wait-time CDF without Options.Trace) are skipped with a note.
-// The plotted data (Figure.Series) is what tests compare: the output is
-// deterministic, but PNG bytes depend on the font rasteriser.
+//   - frontier: mean interruption vs mean overlap per policy, sweeps as
+//     curves, the recommendation ringed, the budget as a line, the x axis
+//     clipped at max(4 × budget, 1 h) with off-scale points at the edge
+//     and their value written beside them;
+//   - cdf-r-by-load: CDFs of signed r = Q.start − P.end per load class (a
+//     column each) for reactive, the estimate baseline, the oracle, the
+//     recommendation and the best model, as the Mirage paper draws them;
+//   - zero-interruption-by-load: each policy's zero-interruption share per
+//     load class with interval whiskers and the window counts;
+//   - cdf-wait: the trace's wait CDF on a log time axis (1 min … 1 week);
+//   - windows: per validation window, reactive's interruption and the
+//     recommended policy's and the oracle's r;
+//
+// and, when given or named by the evaluation, predicted vs actual r, each
+// DQN's training curve, each model's training-CV frontier and each
+// classifier's reliability diagram.
+//
+// Formats belong to their writers: reports reads metrics and windows with
+// evaluate.ReadMetrics and evaluate.ReadWindows, model directories with
+// train.ReadManifest, train.ReadCV, dqn.ReadManifest and dqn.ReadCurveFile,
+// predictions with train.ReadPredictions, and policy names with
+// evaluate.ParseName. Model directories are those metrics.json records
+// relative to the evaluation directory (Metrics.ModelDir), never the
+// working directory, so a report is the same from anywhere; one that
+// cannot be found or read is an error.
+//
+// Render writes the report directory as a unit (a temporary directory
+// beside it, renamed into place). The page chrome comes from
+// internal/htmlpage, which the trace analysis page shares; tests check it
+// in headless Chromium with internal/browsercheck when Chromium is there.
+// The plotted data (Figure.Series) is what golden tests compare: the
+// output is deterministic, but PNG bytes depend on the font rasteriser.
 package reports

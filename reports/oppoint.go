@@ -2,13 +2,10 @@ package reports
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -56,20 +53,14 @@ func (m *ModelDir) Classifier() bool { return train.Target(m.Target).Classificat
 var modelKinds = []string{"forest", "xgboost", "slurm-estimate", "dqn"}
 
 // LoadModelDir reads the manifest of the model directory dir, named by
-// policy (KIND:DIR). DQN directories (kind dqn) are read as dqn.Manifest,
-// the others as train.Manifest; when the manifest carries no
-// cross-validation, dir/cv.json is read if present.
+// policy family (KIND:DIR): dqn.ReadManifest for kind dqn,
+// train.ReadManifest and train.ReadCV for the others.
 func LoadModelDir(policy, dir string) (ModelDir, error) {
 	m := ModelDir{Policy: policy, Dir: dir}
-	path := filepath.Join(dir, train.ManifestFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return m, err
-	}
-	if kind, _, _ := strings.Cut(policy, ":"); kind == "dqn" {
-		var man dqn.Manifest
-		if err := json.Unmarshal(b, &man); err != nil {
-			return m, fmt.Errorf("%s: %w", path, err)
+	if evaluate.ParseName(policy).Kind == "dqn" {
+		man, err := dqn.ReadManifest(dir)
+		if err != nil {
+			return m, err
 		}
 		m.Kind, m.OperatingPoint = man.Kind, man.OperatingPoint
 		m.Target = string(train.TargetAdvantage)
@@ -78,54 +69,33 @@ func LoadModelDir(policy, dir string) (ModelDir, error) {
 		}
 		return m, nil
 	}
-	var man train.Manifest
-	if err := json.Unmarshal(b, &man); err != nil {
-		return m, fmt.Errorf("%s: %w", path, err)
+	man, err := train.ReadManifest(dir)
+	if err != nil {
+		return m, err
 	}
-	m.Kind, m.Target, m.OperatingPoint, m.CV = man.Kind, man.Target, man.OperatingPoint, man.CV
+	m.Kind, m.Target, m.OperatingPoint = man.Kind, man.Target, man.OperatingPoint
 	if m.Target == "" || m.Target == "r_hours" {
 		m.Target = string(train.TargetR)
 	}
-	if m.CV == nil {
-		cvPath := filepath.Join(dir, train.CVFile)
-		b, err := os.ReadFile(cvPath)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
-			return m, err
-		default:
-			var cv train.CVResult
-			if err := json.Unmarshal(b, &cv); err != nil {
-				return m, fmt.Errorf("%s: %w", cvPath, err)
-			}
-			m.CV = &cv
-		}
-	}
-	return m, nil
+	m.CV, err = train.ReadCV(dir, man)
+	return m, err
 }
 
-// findModelDirs loads the model directory of every model policy, in
-// policy order, once per base name, then of the DQN models named only
-// with Options.DQN; one that cannot be read is logged on log and
-// skipped. DQN directories are those of dqns (findDQN's, which resolved
-// them and warned about the unreadable ones). Each model's figure stems
-// are set (unique among taken, which they are added to).
-func findModelDirs(policies []string, dqns []DQNModel, taken map[string]bool, log *slog.Logger) []ModelDir {
+// loadModelDirs loads the model directory of every model family of the
+// evaluation (dirs: family -> resolved directory, in families' order).
+// Each model's figure stems are set (unique among taken, which they are
+// added to). A directory without a manifest is an error, except for a
+// DQN (its curve alone is drawn).
+func loadModelDirs(families []string, dirs map[string]string, taken map[string]bool) ([]ModelDir, error) {
 	var out []ModelDir
-	seen := map[string]bool{}
-	dqnDir := map[string]string{}
-	for _, d := range dqns {
-		dqnDir[d.Policy] = d.Dir
-	}
-	load := func(base, dir string) {
-		m, err := LoadModelDir(base, dir)
-		if errors.Is(err, fs.ErrNotExist) && strings.HasPrefix(base, "dqn:") {
-			return // a DQN curve without a manifest: its caption says so
+	for _, fam := range families {
+		dir := dirs[fam]
+		m, err := LoadModelDir(fam, dir)
+		if errors.Is(err, fs.ErrNotExist) && evaluate.ParseName(fam).Kind == "dqn" {
+			continue
 		}
 		if err != nil {
-			log.Warn("model directory unreadable; its operating point and calibration are not reported",
-				"policy", base, "dir", dir, "err", err)
-			return
+			return nil, fmt.Errorf("model %s: %w", fam, err)
 		}
 		name := slug(filepath.Base(filepath.Clean(dir)))
 		if m.Classifier() && m.CV != nil && (m.CV.Calibration != nil || len(m.CV.CalibrationByChain) > 0) {
@@ -136,27 +106,7 @@ func findModelDirs(policies []string, dqns []DQNModel, taken map[string]bool, lo
 		}
 		out = append(out, m)
 	}
-	for _, p := range policies {
-		base, _, _, _ := baseName(p)
-		kind, dir, ok := strings.Cut(base, ":")
-		if !ok || dir == "" || seen[base] || !slices.Contains(modelKinds, kind) {
-			continue
-		}
-		seen[base] = true
-		if kind == "dqn" {
-			if dir, ok = dqnDir[base]; !ok {
-				continue // findDQN warned
-			}
-		}
-		load(base, dir)
-	}
-	for _, d := range dqns {
-		if !seen[d.Policy] {
-			seen[d.Policy] = true
-			load(d.Policy, d.Dir)
-		}
-	}
-	return out
+	return out, nil
 }
 
 // PointRow is one row of the operating-points table: a model's rule
@@ -194,7 +144,7 @@ func PointRows(models []ModelDir, m evaluate.Metrics, order []string) []PointRow
 		}
 		var variants []string
 		for _, p := range order {
-			if b, _, _, ok := baseName(p); ok && b == md.Policy {
+			if n := evaluate.ParseName(p); n.Swept && n.Family == md.Policy {
 				variants = append(variants, p)
 			}
 		}
@@ -228,7 +178,7 @@ func PointRows(models []ModelDir, m evaluate.Metrics, order []string) []PointRow
 				r.ValidPolicy, r.Valid = md.Policy, &s.Summary
 			} else {
 				for _, p := range variants {
-					_, _, v, _ := baseName(p)
+					v := evaluate.ParseName(p).Value
 					if s, ok := m.Policies[p].ByChain[k]; ok && sameValue(v, r.Train.Value) {
 						r.ValidPolicy, r.Valid = p, &s.Summary
 						break
@@ -294,8 +244,8 @@ func CalibrationFigure(m *ModelDir) Figure {
 	if name == "" {
 		name = CalibrationFigurePrefix
 	}
-	f := Figure{Name: name, Title: "Calibration: " + m.Policy, XLabel: "mean predicted probability",
-		YLabel: "observed frequency", LegendLeft: true}
+	f := Figure{Name: name, Title: "Calibration: " + m.Policy,
+		Panels: []Panel{{XLabel: "mean predicted probability", YLabel: "observed frequency", XMin: ptr(0), XMax: ptr(1), YMin: ptr(0), YMax: ptr(1)}}}
 	f.Series = append(f.Series, Series{Label: "perfectly calibrated", Kind: "curve", X: []float64{0, 1}, Y: []float64{0, 1}})
 	type curve struct {
 		label string
@@ -316,8 +266,8 @@ func CalibrationFigure(m *ModelDir) Figure {
 		}
 	}
 	var parts []string
-	for _, c := range curves {
-		s := Series{Label: c.label, Kind: "line"}
+	for k, c := range curves {
+		s := Series{Label: c.label, Kind: "line", Style: 1 + k}
 		for _, b := range c.c.Reliability {
 			if plottable(b.MeanPredicted) && plottable(b.Observed) {
 				s.X, s.Y = append(s.X, round(b.MeanPredicted)), append(s.Y, round(b.Observed))
@@ -358,17 +308,21 @@ func CVFrontierFigure(m *ModelDir) Figure {
 	if name == "" {
 		name = CVFrontierFigurePrefix
 	}
-	f := Figure{Name: name, Title: "Training-CV frontier: " + m.Policy, XLabel: "mean overlap (h)",
-		YLabel: "interruption reduction", LegendLeft: true}
+	f := Figure{Name: name, Title: "Training-CV frontier: " + m.Policy}
 	op := m.OperatingPoint
 	if op == nil {
 		return f
 	}
 	keys := chainKeys(op.Frontier)
-	if len(keys) > 1 {
-		for _, k := range keys {
-			f.Panels = append(f.Panels, k+" node(s): "+f.YLabel)
+	for _, k := range keys {
+		pn := Panel{XLabel: "mean overlap (h)", YLabel: "interruption reduction"}
+		if len(keys) > 1 {
+			pn.Title = k + " node(s)"
 		}
+		f.Panels = append(f.Panels, pn)
+	}
+	if len(f.Panels) == 0 {
+		f.Panels = []Panel{{XLabel: "mean overlap (h)", YLabel: "interruption reduction"}}
 	}
 	short := strings.TrimSuffix(op.Param, "_h")
 	for i, k := range keys {
@@ -376,7 +330,7 @@ func CVFrontierFigure(m *ModelDir) Figure {
 		if len(keys) > 1 {
 			panel = i
 		}
-		s := Series{Label: "frontier", Kind: "line", Panel: panel}
+		s := Series{Label: "frontier", Kind: "line", Panel: panel, Style: 4}
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, p := range op.Frontier[k] {
 			if p.MeanOverlapH > frontierMaxH(op.BudgetH) {
@@ -393,14 +347,14 @@ func CVFrontierFigure(m *ModelDir) Figure {
 			c = op.Default
 		}
 		if plottable(c.MeanOverlapH) && plottable(c.InterruptionReduction) {
-			f.Series = append(f.Series, Series{Label: "chosen", Kind: "points", Panel: panel,
+			f.Series = append(f.Series, Series{Label: "chosen", Kind: "points", Panel: panel, Highlight: true, Style: 5,
 				X: []float64{round(c.MeanOverlapH)}, Y: []float64{round(c.InterruptionReduction)},
 				Names: []string{short + "=" + paramValue(c.Value) + overBudget(c)}})
 			lo, hi = min(lo, c.InterruptionReduction), max(hi, c.InterruptionReduction)
 		}
 		if plottable(op.BudgetH) && lo <= hi {
-			f.Series = append(f.Series, Series{Label: "overlap budget", Kind: "curve", Panel: panel,
-				X: []float64{round(op.BudgetH), round(op.BudgetH)}, Y: []float64{round(min(lo, 0)), round(max(hi, 0))}})
+			f.Series = append(f.Series, Series{Label: "overlap budget", Kind: "vline", Panel: panel, Style: 5,
+				X: []float64{round(op.BudgetH)}, Y: []float64{0}})
 		}
 	}
 	f.Caption = fmt.Sprintf("Pareto frontier of the rule parameter %s (%s) replayed on the training windows "+

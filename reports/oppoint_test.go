@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -149,8 +151,8 @@ func writeModelEval(t *testing.T, model string) string {
 	t.Helper()
 	rows := handRows()
 	for i := range rows {
-		if strings.HasPrefix(rows[i].Policy, "forest:m@θ=") {
-			rows[i].Policy = model + "@τ=" + strings.TrimPrefix(rows[i].Policy, "forest:m@θ=")
+		if strings.HasPrefix(rows[i].Policy, "slurm-estimate@margin=") {
+			rows[i].Policy = model + "@τ=" + strings.TrimPrefix(rows[i].Policy, "slurm-estimate@margin=")
 		}
 		if rows[i].Window == 2 {
 			rows[i].ChainNodes = 8
@@ -171,7 +173,8 @@ func TestRender_ClassifierCalibration(t *testing.T) {
 	writeManifest(t, model, man)
 	dir := writeModelEval(t, "xgboost:"+model)
 	var logs bytes.Buffer
-	rep, err := Render(context.Background(), dir, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	out := filepath.Join(t.TempDir(), "report")
+	rep, err := Render(context.Background(), dir, out, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,40 +208,40 @@ func TestRender_ClassifierCalibration(t *testing.T) {
 	}
 	for _, ext := range []string{".png", ".svg"} {
 		for _, f := range []string{cal.Name, front.Name} {
-			if _, err := os.Stat(filepath.Join(dir, f+ext)); err != nil {
+			if _, err := os.Stat(filepath.Join(out, f+ext)); err != nil {
 				t.Error(err)
 			}
 		}
 	}
 	if len(front.Panels) != 2 {
-		t.Errorf("frontier panels %q, want one per chain size", front.Panels)
+		t.Errorf("frontier panels %+v, want one per chain size", front.Panels)
 	}
 	page, err := os.ReadFile(rep.HTML)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range pageProblems(page) {
+	for _, p := range pageProblems(page, out) {
 		t.Error("report.html: " + p)
 	}
-	pol := "xgboost:" + model
+	pol := "clf" // the short label; the key names xgboost:MODEL
 	for _, want := range []string{
-		"<h2>Operating points</h2>",
+		"<h3>Operating points</h3>",
 		// Chain 1: chosen τ = 0.5, validated by the sweep variant at 0.5.
 		"<td>" + pol + "</td><td>1</td><td>interrupt</td><td>tau = 0.5</td><td>1</td><td>20</td><td>60.0%</td><td>0.90</td><td>" + pol + "@τ=0.5</td><td>2</td>",
 		// Chain 8: over budget; no variant at τ = 0.9.
 		`<tr class="over"><td>` + pol + "</td><td>8</td><td>interrupt</td><td>tau = 0.9 (over budget)</td>",
 		"not evaluated at this chain size",
-		"<h2>Calibration</h2>",
+		"<h3>Calibration</h3>",
 		"<td>fold 1</td><td>20</td><td>100</td><td>0.3200</td><td>0.1600</td><td>0.2176</td><td>0.5000</td>",
 		"<td>8 node(s), out of fold</td>",
-		"Calibration: " + pol,
+		"Calibration: clf",
 	} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
-	if len(rep.OperatingPoints) != 2 || len(rep.ModelDirs) != 1 {
-		t.Errorf("operating points %d, model dirs %d", len(rep.OperatingPoints), len(rep.ModelDirs))
+	if len(rep.Points) != 2 || len(rep.Models) != 1 {
+		t.Errorf("operating points %d, model dirs %d", len(rep.Points), len(rep.Models))
 	}
 	if _, err := json.Marshal(rep); err != nil {
 		t.Error(err)
@@ -270,7 +273,7 @@ func TestLoadModelDir_CVFile(t *testing.T) {
 }
 
 // TestRender_ModelDirUnreadable: a missing or malformed model directory
-// is warned about and leaves its sections out.
+// is an error, not a silently missing table.
 func TestRender_ModelDirUnreadable(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad")
 	if err := os.MkdirAll(bad, 0o755); err != nil {
@@ -279,19 +282,18 @@ func TestRender_ModelDirUnreadable(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bad, train.ManifestFile), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, model := range []string{filepath.Join(t.TempDir(), "gone"), bad} {
-		dir := writeModelEval(t, "forest:"+model)
-		var logs bytes.Buffer
-		rep, err := Render(context.Background(), dir, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Formats: []string{"png"}})
-		if err != nil {
-			t.Fatal(err)
+	for _, tc := range []struct {
+		model string
+		err   error
+	}{{filepath.Join(t.TempDir(), "gone"), evaluate.ErrModelDir}, {bad, train.ErrBadModel}} {
+		dir := writeModelEval(t, "forest:"+tc.model)
+		out := filepath.Join(t.TempDir(), "report")
+		_, err := Render(context.Background(), dir, out, Options{Formats: []string{"png"}})
+		if !errors.Is(err, tc.err) {
+			t.Errorf("%s: err = %v, want %v", tc.model, err, tc.err)
 		}
-		if !strings.Contains(logs.String(), "model directory unreadable") {
-			t.Errorf("%s: no warning: %q", model, logs.String())
-		}
-		page, _ := os.ReadFile(rep.HTML)
-		if strings.Contains(string(page), "<h2>Operating points</h2>") || len(rep.ModelDirs) != 0 {
-			t.Errorf("%s: operating points reported", model)
+		if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: report directory written: %v", tc.model, err)
 		}
 	}
 }

@@ -40,20 +40,20 @@ func handPredictions(t *testing.T) []string {
 }
 
 func TestPredictionFigure_Golden(t *testing.T) {
-	var preds []Predictions
+	var preds []train.Predictions
 	for _, path := range handPredictions(t) {
-		p, err := ReadPredictions(context.Background(), path)
+		p, err := train.ReadPredictions(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		preds = append(preds, p)
 	}
-	if preds[0].Label != "models/forest" || len(preds[0].ActualH) != 4 || preds[0].ActualH[1] != -2 {
+	if preds[0].ModelDir != "models/forest" || len(preds[0].ActualH) != 4 || preds[0].ActualH[1] != -2 {
 		t.Fatalf("read %+v", preds[0])
 	}
-	f := predictionFigure(preds)
+	f := predictionFigure(preds, []string{"forest", "xgboost"})
 	// forest: |0.5| + |1| + 0 + |6| = 7.5 / 4; xgboost: 1 + 0 + 1.5 + 1 = 3.5 / 4.
-	for _, want := range []string{"models/forest: MAE 1.88 h over 4 rows", "models/xgboost: MAE 0.88 h over 4 rows"} {
+	for _, want := range []string{"forest: MAE 1.88 h over 4 rows", "xgboost: MAE 0.88 h over 4 rows"} {
 		if !strings.Contains(f.Caption, want) {
 			t.Errorf("caption %q lacks %q", f.Caption, want)
 		}
@@ -65,32 +65,16 @@ func TestPredictionFigure_Golden(t *testing.T) {
 	golden.Check(t, filepath.Join("testdata", "predictions.golden.json"), append(b, '\n'))
 }
 
-func TestModelLabel_Manifest(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, train.ManifestFile), []byte(`{"kind":"forest"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := modelLabel(dir + " sha256:abc"); got != "forest:"+dir {
-		t.Fatalf("modelLabel = %q", got)
-	}
-}
-
-func TestReadPredictions_NoLabels(t *testing.T) {
-	path := writeHandPredictions(t, "p.parquet", "m sha256:0", []float32{1, 2, 3, 4}, false)
-	if _, err := ReadPredictions(context.Background(), path); err == nil || !strings.Contains(err.Error(), "label_r_sec") {
-		t.Fatalf("err = %v, want a missing label_r_sec", err)
-	}
-}
-
 func TestRender_Predictions(t *testing.T) {
 	dir := writeEval(t)
-	rep, err := Render(context.Background(), dir, Options{Predictions: handPredictions(t),
+	out := filepath.Join(t.TempDir(), "report")
+	rep, err := Render(context.Background(), dir, out, Options{Predictions: handPredictions(t),
 		PredictionsNote: "Made on the training samples."})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"predicted-vs-actual.png", "predicted-vs-actual.svg"} {
-		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() == 0 {
+		if st, err := os.Stat(filepath.Join(out, name)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -98,7 +82,7 @@ func TestRender_Predictions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range pageProblems(page) {
+	for _, p := range pageProblems(page, out) {
 		t.Error("report.html: " + p)
 	}
 	if n := strings.Count(string(page), `src="data:image/png;base64,`); n != 5 {

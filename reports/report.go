@@ -1,273 +1,394 @@
 package reports
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mirage-hpc/mirage/internal/atomicfile"
-	"io/fs"
 	"log/slog"
-	"math"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train"
 )
 
-// HTMLFile is the report's file name inside the evaluation directory.
+// HTMLFile is the report's page inside the report directory.
 const HTMLFile = "report.html"
+
+// DefaultBudgetH is the overlap budget (hours of mean overlap per window)
+// when neither Options nor the models' operating points give one.
+const DefaultBudgetH = 1.0
+
+// ErrNoEvaluation reports a directory without metrics.json or
+// windows.csv (evaluate.ErrNoEvaluation).
+var ErrNoEvaluation = evaluate.ErrNoEvaluation
+
+// ErrOutDir reports a report directory that is the evaluation directory
+// (the report replaces its directory as a whole).
+var ErrOutDir = errors.New("report directory")
 
 // Options controls Render.
 type Options struct {
 	// Title heads the page; empty means "Mirage evaluation".
 	Title string
-	// Trace, when set, is the trace (Parquet) the windows came from; its
-	// wait-time CDF is added.
+	// Study names the study (shown in the summary).
+	Study string
+	// Trace, when set, is the trace (Parquet) the windows came from: its
+	// name, date range and wait-time CDF are added.
 	Trace string
-	// WidthCm and HeightCm are each figure's size; 0 means 16 x 10.
-	WidthCm, HeightCm float64
+	// OverlapBudgetH is the mean overlap per window (hours) the
+	// recommendation must stay within; 0 means the models' operating
+	// points' budget (when they agree), else DefaultBudgetH.
+	OverlapBudgetH float64
+	// Decision is the decision interval; 0 means the protocol's grid
+	// (600 s when it records none).
+	Decision time.Duration
+	// Seed and Resamples drive the bootstrap intervals; 0 means
+	// DefaultSeed and DefaultResamples.
+	Seed      uint64
+	Resamples int
 	// Predictions are `mirage predict` outputs (Parquet, on labelled
 	// samples); each is one series of the predicted-vs-actual r scatter.
 	Predictions []string
-	// PredictionsNote, when set, is appended to that figure's caption (for
-	// example, which samples the predictions were made on).
+	// PredictionsNote, when set, is appended to that figure's caption.
 	PredictionsNote string
 	// Formats are the files written per figure ("png", "svg"); nil means
 	// both. The page always inlines PNG.
 	Formats []string
-	// DQN names DQN model directories (mirage train --model dqn) whose
-	// training curve (DIR/curve.csv) is drawn; Render fails when one or its
-	// curve.csv is missing or unreadable. The evaluation's dqn:DIR policies
-	// are drawn too, from DIR as written (relative to the working
-	// directory); one that a directory here names (the same directory, or
-	// a path ending in DIR) is drawn from here; any other whose curve
-	// cannot be read is skipped with a warning on Logger.
+	// DQN names DQN model directories whose training curve is drawn
+	// beside those of the evaluation's dqn:DIR policies (the same
+	// directory is drawn once); a missing one is an error.
 	DQN []string
-	// Logger receives warnings; nil discards them.
+	// AnalysisHref, when set, is a link (relative to the report
+	// directory, or absolute) to the trace analysis page, shown in the
+	// page header.
+	AnalysisHref string
+	// Logger receives progress and warnings; nil discards them.
 	Logger *slog.Logger
 }
 
 // DefaultOptions returns the default options.
 func DefaultOptions() Options {
-	return Options{Title: "Mirage evaluation", WidthCm: 16, HeightCm: 10, Formats: []string{"png", "svg"}}
-}
-
-// Series is one plotted line, set of points or set of bars.
-type Series struct {
-	Label string    `json:"label"`
-	Kind  string    `json:"kind"` // "step" (CDF), "line" (with points), "curve" (line only), "points", "bars"
-	X     []float64 `json:"x"`
-	Y     []float64 `json:"y"`
-	// Names label bars or points (X is then their position).
-	Names []string `json:"names,omitempty"`
-	// Panel is the index into Figure.Panels of the panel the series is
-	// drawn in.
-	Panel int `json:"panel,omitempty"`
-	// Faint draws points small and light grey (raw values under a
-	// smoothed "curve").
-	Faint bool `json:"faint,omitempty"`
-}
-
-// Figure is one figure's data and the files it was drawn into.
-type Figure struct {
-	Name    string `json:"name"` // file stem, e.g. "cdf-interruption"
-	Title   string `json:"title"`
-	XLabel  string `json:"x_label"`
-	YLabel  string `json:"y_label"`
-	Caption string `json:"caption"`
-	// Panels, when set, stacks the figure into panels sharing the x axis,
-	// top to bottom, each with its y-axis label (YLabel is then unused);
-	// Series.Panel places each series.
-	Panels []string `json:"panels,omitempty"`
-	Series []Series `json:"series"`
-	// LegendLeft puts the legend at the top left (default: top right).
-	LegendLeft bool     `json:"legend_left,omitempty"`
-	Files      []string `json:"files,omitempty"` // paths written
-}
-
-// ModelInfo summarises one model policy's manifest.
-type ModelInfo struct {
-	Policy   string          `json:"policy"`
-	Dir      string          `json:"dir"`
-	Manifest *train.Manifest `json:"manifest,omitempty"`
-}
-
-// Protocol summarises the evaluated windows.
-type Protocol struct {
-	Windows     int            `json:"windows"`
-	ChainNodes  []int          `json:"chain_nodes"`
-	FirstStart  int64          `json:"first_window_start_unix"`
-	LastStart   int64          `json:"last_window_start_unix"`
-	Policies    []string       `json:"policies"`
-	LoadWindows map[string]int `json:"load_windows"`
+	return Options{Title: "Mirage evaluation", Formats: []string{"png", "svg"}, Seed: DefaultSeed, Resamples: DefaultResamples}
 }
 
 // Report is what Render produced.
 type Report struct {
-	HTML     string      `json:"html"`
-	Figures  []Figure    `json:"figures"`
-	Notes    []string    `json:"notes"`
-	Protocol Protocol    `json:"protocol"`
-	Models   []ModelInfo `json:"models"`
-	DQN      []DQNModel  `json:"dqn,omitempty"`
-	// ModelDirs are the model directories the policies name (forest,
-	// xgboost, slurm-estimate, dqn) that could be read, and
-	// OperatingPoints the operating-points table built from them.
-	ModelDirs       []ModelDir       `json:"model_dirs,omitempty"`
-	OperatingPoints []PointRow       `json:"operating_points,omitempty"`
-	Metrics         evaluate.Metrics `json:"-"`
-	Rows            []evaluate.Row   `json:"-"`
+	// Dir is the report directory; HTML its page.
+	Dir             string           `json:"dir"`
+	HTML            string           `json:"html"`
+	Study           Study            `json:"study"`
+	Recommendations []Recommendation `json:"recommendations"`
+	// Stats are every policy's outcomes per chain size over all windows,
+	// then per load class.
+	Stats   []Stats          `json:"stats"`
+	Key     []KeyItem        `json:"key"`
+	Figures []Figure         `json:"figures"`
+	Notes   []string         `json:"notes"`
+	Models  []ModelDir       `json:"models,omitempty"`
+	DQN     []DQNModel       `json:"dqn,omitempty"`
+	Points  []PointRow       `json:"operating_points,omitempty"`
+	Manif   []ModelInfo      `json:"manifests,omitempty"`
+	Metrics evaluate.Metrics `json:"-"`
+	Rows    []evaluate.Row   `json:"-"`
+	labels  *Labels
 }
 
-// ErrNoEvaluation reports a directory without metrics.json or windows.csv.
-var ErrNoEvaluation = errors.New("not an evaluation directory")
-
-// Load reads dir/metrics.json and dir/windows.csv.
-func Load(dir string) (evaluate.Metrics, []evaluate.Row, error) {
-	var m evaluate.Metrics
-	b, err := os.ReadFile(filepath.Join(dir, "metrics.json"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return m, nil, fmt.Errorf("%w: %s has no metrics.json (run mirage evaluate -o %s)", ErrNoEvaluation, dir, dir)
-	}
-	if err != nil {
-		return m, nil, err
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return m, nil, fmt.Errorf("%s: %w", filepath.Join(dir, "metrics.json"), err)
-	}
-	f, err := os.Open(filepath.Join(dir, "windows.csv"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return m, nil, fmt.Errorf("%w: %s has no windows.csv", ErrNoEvaluation, dir)
-	}
-	if err != nil {
-		return m, nil, err
-	}
-	defer f.Close()
-	rows, err := evaluate.ReadCSV(f)
-	if err != nil {
-		return m, nil, fmt.Errorf("%s: %w", filepath.Join(dir, "windows.csv"), err)
-	}
-	return m, rows, nil
+// ModelInfo summarises one forest or xgboost model's manifest.
+type ModelInfo struct {
+	Policy   string          `json:"policy"`
+	Label    string          `json:"label"`
+	Dir      string          `json:"dir"`
+	Manifest *train.Manifest `json:"manifest"`
 }
 
-// Render reads the evaluation in dir, draws its figures into dir and
-// writes dir/report.html.
-func Render(ctx context.Context, dir string, opts Options) (Report, error) {
+func withDefaults(o Options) Options {
 	d := DefaultOptions()
-	if opts.Title == "" {
-		opts.Title = d.Title
+	if o.Title == "" {
+		o.Title = d.Title
 	}
-	if opts.WidthCm <= 0 {
-		opts.WidthCm = d.WidthCm
+	if o.Formats == nil {
+		o.Formats = d.Formats
 	}
-	if opts.HeightCm <= 0 {
-		opts.HeightCm = d.HeightCm
+	if o.Seed == 0 {
+		o.Seed = d.Seed
 	}
-	if opts.Formats == nil {
-		opts.Formats = d.Formats
+	if o.Resamples <= 0 {
+		o.Resamples = d.Resamples
 	}
-	m, rows, err := Load(dir)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// Render reads the evaluation in evalDir (evaluate.ReadMetrics and
+// ReadWindows; model directories resolved with Metrics.ModelDir, relative
+// to evalDir) and writes the report directory outDir as a unit: its
+// figures (PNG and SVG) and report.html are written into a temporary
+// directory beside outDir, which then replaces outDir. outDir must not be
+// evalDir. A model directory the evaluation names that cannot be found
+// or read is an error.
+func Render(ctx context.Context, evalDir, outDir string, opts Options) (Report, error) {
+	opts = withDefaults(opts)
+	if same, err := sameDir(evalDir, outDir); err != nil || same {
+		if err == nil {
+			err = fmt.Errorf("%w %s is the evaluation directory; give another (e.g. %s)", ErrOutDir, outDir, filepath.Join(evalDir, "report"))
+		}
+		return Report{}, err
+	}
+	rep, err := build(ctx, evalDir, opts)
 	if err != nil {
 		return Report{}, err
 	}
-	rep := Report{Metrics: m, Rows: rows, HTML: filepath.Join(dir, HTMLFile)}
-	rep.Protocol = summariseProtocol(rows, m)
-	rep.Models = readModels(rep.Protocol.Policies)
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	if rep.DQN, err = findDQN(rep.Protocol.Policies, opts.DQN, log); err != nil {
+	rep.Dir, rep.HTML = outDir, filepath.Join(outDir, HTMLFile)
+	err = writeDir(outDir, func(tmp string) error { return writeReport(ctx, tmp, &rep, opts) })
+	if err != nil {
 		return Report{}, err
 	}
+	return rep, nil
+}
+
+// build reads everything and computes the report's data and figures.
+func build(ctx context.Context, evalDir string, opts Options) (Report, error) {
+	m, err := evaluate.ReadMetrics(evalDir)
+	if err != nil {
+		return Report{}, err
+	}
+	rows, err := evaluate.ReadWindows(evalDir)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{Metrics: m, Rows: rows}
+	order := policyOrder(rows, m)
+	labels := NewLabels(order)
+	rep.Key, rep.labels = labels.Key, labels
+	dirs, families, err := modelDirs(evalDir, m)
+	if err != nil {
+		return Report{}, err
+	}
+	taken := map[string]bool{}
+	if rep.DQN, err = findDQN(families, dirs, opts.DQN, taken, opts.Logger); err != nil {
+		return Report{}, err
+	}
+	var manifestFams []string
+	for _, f := range families {
+		if slices.Contains(modelKinds, evaluate.ParseName(f).Kind) {
+			manifestFams = append(manifestFams, f)
+		}
+	}
+	if rep.Models, err = loadModelDirs(manifestFams, dirs, taken); err != nil {
+		return Report{}, err
+	}
+	for _, f := range manifestFams {
+		if k := evaluate.ParseName(f).Kind; k == "forest" || k == "xgboost" {
+			man, err := train.ReadManifest(dirs[f])
+			if err != nil {
+				return Report{}, fmt.Errorf("model %s: %w", f, err)
+			}
+			rep.Manif = append(rep.Manif, ModelInfo{Policy: f, Label: labels.Label(f), Dir: dirs[f], Manifest: man})
+		}
+	}
+	rep.Points = PointRows(rep.Models, m, order)
 	var waits []float64
+	st := studyFacts(m, rows, opts, rep.Models)
 	if opts.Trace != "" {
 		jobs, err := trace.ReadAll(opts.Trace)
 		if err != nil {
 			return Report{}, err
 		}
-		for _, j := range jobs {
+		first, last := int64(0), int64(0)
+		for i, j := range jobs {
 			if w, ok := j.Wait(); ok {
 				waits = append(waits, w.Hours())
 			}
+			s := j.Submit.Unix()
+			if i == 0 || s < first {
+				first = s
+			}
+			last = max(last, s)
+		}
+		st.Trace, st.TraceJobs = filepath.Base(opts.Trace), len(jobs)
+		if len(jobs) > 0 {
+			st.TraceFirst = time.Unix(first, 0).UTC().Format("2006-01-02")
+			st.TraceLast = time.Unix(last, 0).UTC().Format("2006-01-02")
 		}
 	}
-	var preds []Predictions
-	for _, path := range opts.Predictions {
-		p, err := ReadPredictions(ctx, path)
-		if err != nil {
-			return Report{}, err
+	rep.Study = st
+	in := &figureInput{chains: groupWindows(rows), all: map[int][]Stats{}, labels: labels, order: order,
+		budgetH: st.BudgetH, lambda: m.Lambda, boot: boot{reps: opts.Resamples, seed: opts.Seed}}
+	for _, cw := range in.chains {
+		for _, p := range order {
+			if _, ok := cw.RSec[p]; !ok {
+				continue
+			}
+			s := statsFor(&cw, p, labels.Label(p), "", cw.subset(""), m.Lambda, in.boot)
+			in.all[cw.Nodes] = append(in.all[cw.Nodes], s)
 		}
-		preds = append(preds, p)
-	}
-	rep.Figures, rep.Notes = Figures(m, rows, waits, opts.Trace != "", preds)
-	if opts.PredictionsNote != "" {
-		for i := range rep.Figures {
-			if rep.Figures[i].Name == PredictionFigureName {
-				rep.Figures[i].Caption += " " + opts.PredictionsNote
+		rep.Stats = append(rep.Stats, in.all[cw.Nodes]...)
+		for _, lc := range evaluate.LoadClasses {
+			idx := cw.subset(lc)
+			if len(idx) == 0 {
+				continue
+			}
+			for _, p := range order {
+				if _, ok := cw.RSec[p]; ok {
+					rep.Stats = append(rep.Stats, statsFor(&cw, p, labels.Label(p), lc, idx, m.Lambda, in.boot))
+				}
 			}
 		}
+		rep.Recommendations = append(rep.Recommendations, recommendation(in, cw.Nodes))
 	}
-	for i := range rep.DQN {
-		rep.Figures = append(rep.Figures, DQNFigure(&rep.DQN[i]))
-	}
-	rep.ModelDirs = findModelDirs(rep.Protocol.Policies, rep.DQN, map[string]bool{}, log)
-	rep.OperatingPoints = PointRows(rep.ModelDirs, m, rep.Protocol.Policies)
-	for i := range rep.ModelDirs {
-		md := &rep.ModelDirs[i]
-		if md.CalibrationFigure != "" {
-			rep.Figures = append(rep.Figures, CalibrationFigure(md))
-		}
-		if md.FrontierFigure != "" {
-			rep.Figures = append(rep.Figures, CVFrontierFigure(md))
-		}
-	}
-	pngs := make([][]byte, len(rep.Figures))
-	for i := range rep.Figures {
-		if err := ctx.Err(); err != nil {
-			return Report{}, err
-		}
-		f := &rep.Figures[i]
-		p, err := newPlots(f)
-		if err != nil {
-			return Report{}, fmt.Errorf("figure %s: %w", f.Name, err)
-		}
-		h := figureHeight(f, opts.HeightCm)
-		for _, format := range opts.Formats {
-			b, err := encode(p, opts.WidthCm, h, format)
-			if err != nil {
-				return Report{}, fmt.Errorf("figure %s: %w", f.Name, err)
-			}
-			path := filepath.Join(dir, f.Name+"."+format)
-			if err := atomicfile.WriteFile(path, b); err != nil {
-				return Report{}, err
-			}
-			f.Files = append(f.Files, path)
-			if format == "png" {
-				pngs[i] = b
-			}
-		}
-		if pngs[i] == nil {
-			if pngs[i], err = encode(p, opts.WidthCm, h, "png"); err != nil {
-				return Report{}, fmt.Errorf("figure %s: %w", f.Name, err)
-			}
-		}
-	}
-	page, err := renderHTML(opts.Title, &rep, pngs)
-	if err != nil {
+	in.recs = rep.Recommendations
+	if err := ctx.Err(); err != nil {
 		return Report{}, err
 	}
-	if err := atomicfile.WriteFile(rep.HTML, page); err != nil {
+	rep.Figures = []Figure{frontierFigure(in), rCDFFigure(in), zeroFigure(in)}
+	if len(waits) > 0 {
+		rep.Figures = append(rep.Figures, waitFigure(waits))
+	} else {
+		rep.Notes = append(rep.Notes, "The trace's wait-time CDF is not drawn: no trace was given (mirage report --trace T.parquet).")
+	}
+	rep.Figures = append(rep.Figures, stripFigure(in))
+	if err := addModelFigures(ctx, &rep, labels, opts); err != nil {
 		return Report{}, err
 	}
 	return rep, nil
+}
+
+// addModelFigures appends the predicted-vs-actual scatter, the DQN
+// training curves and each model's calibration and CV frontier.
+func addModelFigures(ctx context.Context, rep *Report, labels *Labels, opts Options) error {
+	var preds []train.Predictions
+	var names []string
+	for _, path := range opts.Predictions {
+		p, err := train.ReadPredictions(ctx, path)
+		if err != nil {
+			return err
+		}
+		preds = append(preds, p)
+		names = append(names, predictionLabel(p, rep.Models, labels))
+	}
+	if len(preds) > 0 {
+		f := predictionFigure(preds, names)
+		if opts.PredictionsNote != "" {
+			f.Caption += " " + opts.PredictionsNote
+		}
+		rep.Figures = append(rep.Figures, f)
+	} else {
+		rep.Notes = append(rep.Notes, "Predicted vs actual r is not drawn: give mirage predict outputs with mirage report --predictions P.parquet (repeatable).")
+	}
+	short := func(f Figure, policy string) Figure {
+		f.Title = strings.Replace(f.Title, policy, labels.Label(policy), 1)
+		return f
+	}
+	for i := range rep.DQN {
+		rep.Figures = append(rep.Figures, short(DQNFigure(&rep.DQN[i]), rep.DQN[i].Policy))
+	}
+	for i := range rep.Models {
+		md := &rep.Models[i]
+		if md.CalibrationFigure != "" {
+			rep.Figures = append(rep.Figures, short(CalibrationFigure(md), md.Policy))
+		}
+		if md.FrontierFigure != "" {
+			rep.Figures = append(rep.Figures, short(CVFrontierFigure(md), md.Policy))
+		}
+	}
+	return nil
+}
+
+// predictionLabel names a predictions file's series: the short label of
+// the model whose directory it names (the same directory), else the
+// directory's base name, else the file's.
+func predictionLabel(p train.Predictions, models []ModelDir, labels *Labels) string {
+	for _, m := range models {
+		if p.ModelDir != "" {
+			if same, err := sameDir(p.ModelDir, m.Dir); err == nil && same {
+				return labels.Label(m.Policy)
+			}
+		}
+	}
+	if p.ModelDir != "" {
+		return filepath.Base(p.ModelDir)
+	}
+	return filepath.Base(p.Path)
+}
+
+// recommendation builds chain size n's recommendation from in.all.
+func recommendation(in *figureInput, n int) Recommendation {
+	all := in.all[n]
+	best, ok := recommend(all, in.budgetH)
+	r := Recommendation{Nodes: n, Stats: best, WithinBudget: ok}
+	for i := range all {
+		s := all[i]
+		switch s.Policy {
+		case "reactive":
+			r.ReactiveH = s.InterruptionH.Point
+		case evaluate.OracleName:
+			r.Oracle = &s
+			g := best.InterruptionH.Point - s.InterruptionH.Point
+			r.GapH = &g
+		case evaluate.OracleCostName:
+			r.OracleCost = &s
+			if s.CostH > 0 {
+				c := best.CostH / s.CostH
+				r.CostRatio = &c
+			}
+		}
+	}
+	return r
+}
+
+// modelDirs resolves every model family of m (in sorted order) against
+// evalDir.
+func modelDirs(evalDir string, m evaluate.Metrics) (map[string]string, []string, error) {
+	dirs := map[string]string{}
+	fams := m.ModelFamilies()
+	for _, f := range fams {
+		d, err := m.ModelDir(evalDir, f)
+		if err != nil {
+			return nil, nil, err
+		}
+		dirs[f] = d
+	}
+	return dirs, fams, nil
+}
+
+// findDQN loads the DQN models: the evaluation's dqn:DIR families, then
+// the directories of explicit that are not one of them. Any that cannot
+// be read is an error.
+func findDQN(families []string, dirs map[string]string, explicit []string, taken map[string]bool, log *slog.Logger) ([]DQNModel, error) {
+	type cand struct{ policy, dir string }
+	var cands []cand
+	for _, f := range families {
+		if evaluate.ParseName(f).Kind == "dqn" {
+			cands = append(cands, cand{f, dirs[f]})
+		}
+	}
+	for _, e := range explicit {
+		dup := false
+		for _, c := range cands {
+			if same, err := sameDir(e, c.dir); err == nil && same {
+				dup = true
+			}
+		}
+		if !dup {
+			cands = append(cands, cand{"dqn:" + e, e})
+		}
+	}
+	var out []DQNModel
+	for _, c := range cands {
+		m, err := LoadDQN(c.policy, c.dir, log)
+		if err != nil {
+			return nil, fmt.Errorf("model %s: %w", c.policy, err)
+		}
+		m.Figure = uniqueStem(DQNFigurePrefix+"-"+slug(filepath.Base(filepath.Clean(c.dir))), taken)
+		out = append(out, m)
+	}
+	return out, nil
 }
 
 // policyOrder returns the policies in the rows' order (Replay's), then
@@ -291,246 +412,57 @@ func policyOrder(rows []evaluate.Row, m evaluate.Metrics) []string {
 	return append(out, rest...)
 }
 
-func summariseProtocol(rows []evaluate.Row, m evaluate.Metrics) Protocol {
-	p := Protocol{Windows: m.Windows, Policies: policyOrder(rows, m), LoadWindows: map[string]int{}}
+// studyFacts collects the summary's facts from the metrics, the rows,
+// the options and the models' operating points.
+func studyFacts(m evaluate.Metrics, rows []evaluate.Row, opts Options, models []ModelDir) Study {
+	st := Study{Name: opts.Study, Lambda: m.Lambda, ChainNodes: evaluate.ChainSizes(rows), LoadWindows: map[string]int{},
+		Resamples: opts.Resamples, Seed: opts.Seed}
+	var first, last int64
+	seen := map[[2]int]bool{}
 	for i, r := range rows {
-		if !slices.Contains(p.ChainNodes, r.ChainNodes) {
-			p.ChainNodes = append(p.ChainNodes, r.ChainNodes)
+		if i == 0 || r.WindowStart < first {
+			first = r.WindowStart
 		}
-		if i == 0 || r.WindowStart < p.FirstStart {
-			p.FirstStart = r.WindowStart
-		}
-		p.LastStart = max(p.LastStart, r.WindowStart)
-		if r.Policy == p.Policies[0] {
-			p.LoadWindows[evaluate.LoadClass(r.ReactiveRSec)]++
+		last = max(last, r.WindowStart)
+		k := [2]int{r.ChainNodes, r.Window}
+		if !seen[k] {
+			seen[k] = true
+			st.LoadWindows[evaluate.LoadClass(r.ReactiveRSec)]++
 		}
 	}
-	slices.Sort(p.ChainNodes)
-	return p
-}
-
-// baseName splits a sweep suffix "@KEY=VALUE" with a numeric VALUE:
-// "forest:DIR@θ=0.5" -> "forest:DIR", "θ", 0.5, true;
-// "slurm-estimate@margin=0.25" -> "slurm-estimate", "margin", 0.25, true.
-func baseName(policy string) (base, key string, v float64, ok bool) {
-	i := strings.LastIndex(policy, "@")
-	if i < 0 {
-		return policy, "", 0, false
+	if len(st.ChainNodes) > 0 {
+		st.Windows = len(seen) / len(st.ChainNodes)
 	}
-	key, val, found := strings.Cut(policy[i+1:], "=")
-	v, err := strconv.ParseFloat(val, 64)
-	if !found || key == "" || err != nil {
-		return policy, "", 0, false
+	if len(rows) > 0 {
+		st.FirstWindow, st.LastWindow = utcTime(first), utcTime(last)
 	}
-	return policy[:i], key, v, true
-}
-
-// readModels reads the manifest of every model policy "KIND:DIR" whose
-// DIR holds one.
-func readModels(policies []string) []ModelInfo {
-	var out []ModelInfo
-	seen := map[string]bool{}
-	for _, p := range policies {
-		base, _, _, _ := baseName(p)
-		kind, dir, ok := strings.Cut(base, ":")
-		if !ok || seen[base] || (kind != "forest" && kind != "xgboost") {
-			continue
+	decision := opts.Decision
+	if p := m.Protocol; p != nil {
+		st.Protocol, st.Profile, st.Mode, st.PartitionNodes = p.Name, p.Profile, p.Mode, p.Nodes
+		st.Interval, st.Warmup, st.Workload = duration(p.Interval), duration(p.Warmup), duration(p.Workload)
+		if decision == 0 && p.Grid != nil {
+			decision = time.Duration(p.Grid.WithDefaults().DecisionSec) * time.Second
 		}
-		seen[base] = true
-		mi := ModelInfo{Policy: base, Dir: dir}
-		if b, err := os.ReadFile(filepath.Join(dir, train.ManifestFile)); err == nil {
-			var man train.Manifest
-			if json.Unmarshal(b, &man) == nil {
-				mi.Manifest = &man
+	}
+	if m.SimConfig != nil && st.PartitionNodes == 0 {
+		st.PartitionNodes = m.SimConfig.Nodes
+	}
+	if decision == 0 {
+		decision = 600 * time.Second
+	}
+	st.Decision = duration(decision)
+	st.BudgetH, st.BudgetFrom = opts.OverlapBudgetH, "given"
+	if st.BudgetH <= 0 {
+		st.BudgetH, st.BudgetFrom = DefaultBudgetH, "default"
+		var budgets []float64
+		for _, md := range models {
+			if op := md.OperatingPoint; op != nil && op.BudgetH > 0 && !slices.Contains(budgets, op.BudgetH) {
+				budgets = append(budgets, op.BudgetH)
 			}
 		}
-		out = append(out, mi)
-	}
-	return out
-}
-
-// chainPanels sets f's panels, one per chain size, when there is more
-// than one (the y label prefixed with the size); it returns each size's
-// panel index.
-func chainPanels(f *Figure, sizes []int) []int {
-	idx := make([]int, len(sizes))
-	if len(sizes) < 2 {
-		return idx
-	}
-	for i, n := range sizes {
-		f.Panels = append(f.Panels, fmt.Sprintf("%d node(s): %s", n, f.YLabel))
-		idx[i] = i
-	}
-	return idx
-}
-
-// Figures computes every figure's data; waits (hours) feed the trace's
-// wait-time CDF when haveTrace; preds (one per model) feed the
-// predicted-vs-actual r scatter. Notes name the figures skipped. With
-// more than one chain size, the CDFs, the load-class bars and the
-// trade-off have a panel per chain size: nothing is pooled across sizes.
-func Figures(m evaluate.Metrics, rows []evaluate.Row, waits []float64, haveTrace bool, preds []Predictions) ([]Figure, []string) {
-	order := policyOrder(rows, m)
-	sizes := evaluate.ChainSizes(rows)
-	type pk struct {
-		policy string
-		nodes  int
-	}
-	byPolicy := map[pk][]evaluate.Row{}
-	for _, r := range rows {
-		byPolicy[pk{r.Policy, r.ChainNodes}] = append(byPolicy[pk{r.Policy, r.ChainNodes}], r)
-	}
-	cdfFig := func(name, title, xl string, v func(int64) float64) Figure {
-		f := Figure{Name: name, Title: title, XLabel: xl, YLabel: "share of windows",
-			Caption: "Empirical CDF over the validation windows, one line per policy" + perChain(sizes) + "."}
-		panel := chainPanels(&f, sizes)
-		for i, n := range sizes {
-			for _, p := range order {
-				if rs := byPolicy[pk{p, n}]; len(rs) > 0 {
-					x := make([]float64, len(rs))
-					for i, r := range rs {
-						x[i] = v(r.RSec)
-					}
-					s := cdf(p, x)
-					s.Panel = panel[i]
-					f.Series = append(f.Series, s)
-				}
-			}
-		}
-		return f
-	}
-	figs := []Figure{
-		cdfFig("cdf-interruption", "Interruption per window", "interruption (h)", evaluate.InterruptionH),
-		cdfFig("cdf-overlap", "Overlap per window", "overlap (h)", evaluate.OverlapH),
-	}
-
-	bars := Figure{Name: "zero-interruption-by-load", Title: "Windows with zero interruption, by load class",
-		XLabel: "policy", YLabel: "share of windows",
-		Caption: "Load class by the reactive policy's interruption: light ≤ 2 h, medium 2–12 h, heavy > 12 h" + perChain(sizes) + "."}
-	panel := chainPanels(&bars, sizes)
-	for i, n := range sizes {
-		k := strconv.Itoa(n)
-		for _, c := range evaluate.LoadClasses {
-			s := Series{Label: c, Kind: "bars", Panel: panel[i]}
-			for i, p := range order {
-				s.X = append(s.X, float64(i))
-				s.Y = append(s.Y, m.Policies[p].ByChain[k].ByLoad[c].ZeroInterruptionShare)
-				s.Names = append(s.Names, p)
-			}
-			bars.Series = append(bars.Series, s)
+		if len(budgets) == 1 {
+			st.BudgetH, st.BudgetFrom = budgets[0], "the models' operating points"
 		}
 	}
-	figs = append(figs, bars)
-
-	trade := Figure{Name: "tradeoff", Title: "Interruption vs overlap", XLabel: "mean overlap (h)",
-		YLabel: "mean interruption (h)",
-		Caption: "Each policy is a point; a sweep (NAME@θ=V, NAME@margin=V) is a curve, its parameter ascending; " +
-			"the oracle (zero interruption, least overlap) and oracle-cost (least interruption + λ·overlap, λ = " +
-			strconv.FormatFloat(m.Lambda, 'g', -1, 64) + ") are marked" + perChain(sizes) + "."}
-	panel = chainPanels(&trade, sizes)
-	for i, n := range sizes {
-		trade.Series = append(trade.Series, tradeoffSeries(m, order, strconv.Itoa(n), panel[i])...)
-	}
-	figs = append(figs, trade)
-
-	var notes []string
-	if len(preds) > 0 {
-		figs = append(figs, predictionFigure(preds))
-	} else {
-		notes = append(notes, "Predicted vs actual r is not drawn: windows.csv carries no model predictions; "+
-			"give mirage predict outputs with mirage report --predictions P.parquet (repeatable).")
-	}
-	if haveTrace && len(waits) > 0 {
-		w := cdf("jobs", waits)
-		figs = append(figs, Figure{Name: "cdf-wait", Title: "Queue wait of the trace's jobs", XLabel: "wait (h)",
-			YLabel: "share of jobs", Caption: "Empirical CDF of Start − Submit over the jobs that started.", Series: []Series{w}})
-	} else {
-		notes = append(notes, "The trace's wait-time CDF is not drawn: no trace was given (mirage report --trace T.parquet).")
-	}
-	return figs, notes
-}
-
-// perChain is the captions' note on chain sizes.
-func perChain(sizes []int) string {
-	if len(sizes) < 2 {
-		return ""
-	}
-	return "; one panel per chain size"
-}
-
-// tradeoffSeries returns the trade-off's series for chain size k (decimal)
-// in panel: the single policies as points, each sweep as a line, then the
-// oracles.
-func tradeoffSeries(m evaluate.Metrics, order []string, k string, panel int) []Series {
-	type variant struct {
-		v float64
-		p string
-	}
-	sweeps := map[string][]variant{}
-	keys := map[string]string{}
-	var bases []string
-	pts := Series{Label: "policies", Kind: "points", Panel: panel}
-	var oracles []Series
-	for _, p := range order {
-		s, ok := m.Policies[p].ByChain[k]
-		if !ok {
-			continue
-		}
-		if base, key, v, ok := baseName(p); ok {
-			if _, seen := sweeps[base]; !seen {
-				bases = append(bases, base)
-				keys[base] = key
-			}
-			sweeps[base] = append(sweeps[base], variant{v, p})
-			continue
-		}
-		if p == evaluate.OracleName || p == evaluate.OracleCostName {
-			oracles = append(oracles, Series{Label: p, Kind: "points", X: []float64{s.MeanOverlapH},
-				Y: []float64{s.MeanInterruptionH}, Names: []string{p}, Panel: panel})
-			continue
-		}
-		pts.X, pts.Y, pts.Names = append(pts.X, s.MeanOverlapH), append(pts.Y, s.MeanInterruptionH), append(pts.Names, p)
-	}
-	var out []Series
-	if len(pts.X) > 0 {
-		out = append(out, pts)
-	}
-	for _, base := range bases {
-		sw := sweeps[base]
-		slices.SortStableFunc(sw, func(a, b variant) int { return cmp.Compare(a.v, b.v) })
-		s := Series{Label: base, Kind: "line", Panel: panel}
-		for _, t := range sw {
-			sm := m.Policies[t.p].ByChain[k]
-			s.X, s.Y = append(s.X, sm.MeanOverlapH), append(s.Y, sm.MeanInterruptionH)
-			s.Names = append(s.Names, keys[base]+"="+strconv.FormatFloat(t.v, 'g', -1, 64))
-		}
-		out = append(out, s)
-	}
-	return append(out, oracles...)
-}
-
-// cdf returns the empirical CDF of x as a step series: the sorted
-// distinct values and the share of values at or below each.
-func cdf(label string, x []float64) Series {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	out := Series{Label: label, Kind: "step"}
-	n := float64(len(s))
-	for i, v := range s {
-		if i+1 < len(s) && s[i+1] == v {
-			continue
-		}
-		out.X = append(out.X, round(v))
-		out.Y = append(out.Y, round(float64(i+1)/n))
-	}
-	return out
-}
-
-// round keeps 6 decimals so goldens do not depend on the last bits
-// (values too large to scale are kept as they are).
-func round(v float64) float64 {
-	if math.Abs(v) >= 1e15 {
-		return v
-	}
-	return math.Round(v*1e6) / 1e6
+	return st
 }

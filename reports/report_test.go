@@ -8,13 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mirage-hpc/mirage/evaluate"
+	"github.com/mirage-hpc/mirage/internal/atomicdir"
 	"github.com/mirage-hpc/mirage/internal/golden"
 )
 
@@ -27,9 +28,9 @@ func handRows() []evaluate.Row {
 		r      int64
 	}
 	windows := [][]out{
-		{{"reactive", 1 * h}, {"immediate", -10 * h}, {"oracle", 0}, {"oracle-cost", 0}, {"forest:m@θ=0.5", 0}, {"forest:m@θ=1", -h}},
-		{{"reactive", 5 * h}, {"immediate", -8 * h}, {"oracle", -h / 2}, {"oracle-cost", -h / 2}, {"forest:m@θ=0.5", 2 * h}, {"forest:m@θ=1", -2 * h}},
-		{{"reactive", 20 * h}, {"immediate", -h}, {"oracle", 0}, {"oracle-cost", 0}, {"forest:m@θ=0.5", 10 * h}, {"forest:m@θ=1", 4 * h}},
+		{{"reactive", 1 * h}, {"immediate", -10 * h}, {"oracle", 0}, {"oracle-cost", 0}, {"slurm-estimate@margin=0.5", 0}, {"slurm-estimate@margin=1", -h}},
+		{{"reactive", 5 * h}, {"immediate", -8 * h}, {"oracle", -h / 2}, {"oracle-cost", -h / 2}, {"slurm-estimate@margin=0.5", 2 * h}, {"slurm-estimate@margin=1", -2 * h}},
+		{{"reactive", 20 * h}, {"immediate", -h}, {"oracle", 0}, {"oracle-cost", 0}, {"slurm-estimate@margin=0.5", 10 * h}, {"slurm-estimate@margin=1", 4 * h}},
 	}
 	var rows []evaluate.Row
 	for w, outs := range windows {
@@ -55,47 +56,99 @@ func writeEval(t *testing.T) string {
 }
 
 func TestFigures_Golden(t *testing.T) {
-	rows := handRows()
-	figs, notes := Figures(evaluate.Compute(rows, evaluate.DefaultLambda), rows, nil, false, nil)
+	dir := writeEval(t)
+	rep, err := build(context.Background(), dir, withDefaults(Options{Resamples: 200}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	b, err := json.MarshalIndent(struct {
-		Figures []Figure `json:"figures"`
-		Notes   []string `json:"notes"`
-	}{figs, notes}, "", "  ")
+		Figures []Figure
+		Recs    []Recommendation
+		Notes   []string
+	}{rep.Figures, rep.Recommendations, rep.Notes}, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "figures.golden.json"), append(b, '\n'))
-}
-
-func TestCDF(t *testing.T) {
-	s := cdf("p", []float64{2, 0, 0, 1})
-	if !slices.Equal(s.X, []float64{0, 1, 2}) || !slices.Equal(s.Y, []float64{0.5, 0.75, 1}) {
-		t.Fatalf("cdf: %+v", s)
-	}
-}
-
-func TestBaseName(t *testing.T) {
-	for _, tc := range []struct {
-		in, base, key string
-		v             float64
-		ok            bool
-	}{
-		{"forest:m@θ=0.25", "forest:m", "θ", 0.25, true},
-		{"slurm-estimate@margin=0.5", "slurm-estimate", "margin", 0.5, true},
-		{"oracle", "oracle", "", 0, false},
-		{"forest:m@θ=x", "forest:m@θ=x", "", 0, false},
-		{"forest:a@b/m", "forest:a@b/m", "", 0, false},
-	} {
-		base, key, v, ok := baseName(tc.in)
-		if base != tc.base || key != tc.key || v != tc.v || ok != tc.ok {
-			t.Errorf("baseName(%q) = %q, %q, %v, %v", tc.in, base, key, v, ok)
+	for i := range rep.Figures {
+		for _, format := range []string{"png", "svg"} {
+			if _, err := encode(&rep.Figures[i], format); err != nil {
+				t.Errorf("%s.%s: %v", rep.Figures[i].Name, format, err)
+			}
 		}
 	}
 }
 
+func TestBootstrap(t *testing.T) {
+	x := []float64{0, 0, 0, 1, 5, 20, 0.5, 0, 3, 0, 0, 12}
+	mean := func(idx []int) float64 { return meanOf(x, idx) }
+	a := Bootstrap(len(x), mean, 1000, 0.95, 7)
+	b := Bootstrap(len(x), mean, 1000, 0.95, 7)
+	if a != b {
+		t.Fatalf("same seed, different intervals:\n%+v\n%+v", a, b)
+	}
+	if c := Bootstrap(len(x), mean, 1000, 0.95, 8); c == a {
+		t.Errorf("seeds 7 and 8 give the same interval %+v", a)
+	}
+	if want := 41.5 / 12; math.Abs(a.Point-want) > 1e-12 || a.N != 12 {
+		t.Errorf("point %v n %d, want %v and 12", a.Point, a.N, want)
+	}
+	if !(a.Lo < a.Point && a.Point < a.Hi) || a.Lo < 0 || a.Hi > 20 {
+		t.Errorf("interval %+v does not bracket the mean within the data's range", a)
+	}
+	// Coverage of the point estimate, whatever the data and seed.
+	for seed := range uint64(50) {
+		n := 1 + int(seed%7)
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64((int(seed)*7 + i*13) % 5)
+		}
+		iv := Bootstrap(n, func(idx []int) float64 { return reductionOf(v, x, idx) }, 100, 0.95, seed)
+		if iv.Lo > iv.Point || iv.Hi < iv.Point {
+			t.Errorf("seed %d: %+v does not cover its point", seed, iv)
+		}
+	}
+	if z := Bootstrap(0, mean, 100, 0.95, 1); z.Point != 0 || z.Lo != 0 || z.Hi != 0 || z.N != 0 {
+		t.Errorf("no windows: %+v", z)
+	}
+}
+
+func TestRecommend(t *testing.T) {
+	st := func(p string, red, ovl float64) Stats {
+		return Stats{Policy: p, Reduction: Interval{Point: red}, OverlapH: Interval{Point: ovl}}
+	}
+	// forest:m@θ=4 is a validation sweep point: never a candidate.
+	all := []Stats{st("reactive", 0, 0), st("oracle", 1, 0.5), st("a", 0.5, 0.9), st("b", 0.7, 1.5), st("c", 0.5, 0.4), st("forest:m@θ=4", 0.9, 0.3)}
+	tests := []struct {
+		Name    string
+		BudgetH float64
+		Want    string
+		Within  bool
+	}{
+		{"OK", 1, "c", true},    // a and c tie on reduction: less overlap wins
+		{"Wider", 2, "b", true}, // b now fits
+		{"OnlyReactive", 0.1, "reactive", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.Name, func(t *testing.T) {
+			got, ok := recommend(all, tt.BudgetH)
+			if got.Policy != tt.Want || ok != tt.Within {
+				t.Errorf("got %s %v, want %s %v", got.Policy, ok, tt.Want, tt.Within)
+			}
+		})
+	}
+	t.Run("OverBudget", func(t *testing.T) {
+		got, ok := recommend([]Stats{st("a", 0.5, 0.9), st("b", 0.7, 1.5)}, 0.5)
+		if got.Policy != "a" || ok {
+			t.Errorf("got %s %v, want the least overlap (a), not within", got.Policy, ok)
+		}
+	})
+}
+
 func TestRender_SelfContainedWellFormed(t *testing.T) {
 	dir := writeEval(t)
-	rep, err := Render(context.Background(), dir, Options{})
+	out := filepath.Join(t.TempDir(), "report")
+	rep, err := Render(context.Background(), dir, out, Options{Study: "hand", AnalysisHref: "../analysis/index.html"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,27 +156,33 @@ func TestRender_SelfContainedWellFormed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range pageProblems(page) {
-		t.Error("report.html: " + p)
+	problems := pageProblems(page, out)
+	for _, p := range problems {
+		if !strings.Contains(p, "../analysis/index.html") { // the analysis link is the one reference out
+			t.Error("report.html: " + p)
+		}
 	}
-	for _, name := range []string{"metrics.json", "windows.csv", "cdf-interruption.png", "cdf-overlap.svg",
-		"zero-interruption-by-load.png", "tradeoff.svg"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+	for _, name := range []string{"frontier.png", "frontier.svg", "cdf-r-by-load.png", "zero-interruption-by-load.svg", "windows.png"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
 			t.Errorf("missing %s: %v", name, err)
 		}
 	}
 	if n := strings.Count(string(page), `src="data:image/png;base64,`); n != len(rep.Figures) || n != 4 {
 		t.Errorf("inlined figures: %d, want %d", n, len(rep.Figures))
 	}
-	for _, want := range []string{"forest:m@θ=0.5", "Protocol", "gap to oracle", "Predicted vs actual r is not drawn", "--predictions",
-		"Chains of 1 node(s)", "cost = interruption + 0.5·overlap (h)", "mean cost (h)", "cost vs oracle-cost", "Frontier",
-		"overlap ≤ 0.5 h", "oracle-cost", "load class heavy"} {
-		if !strings.Contains(string(page), want) {
+	s := string(page)
+	for _, want := range []string{"Study</dt><dd>hand", "Decision interval</dt><dd>10 min", "Overlap budget</dt><dd>1 h",
+		"Chains of 1 node(s): deploy", "bootstrap", "Key to labels", `href="../analysis/index.html"`,
+		"3/3: 100.0 %", "Predicted vs actual r is not drawn"} {
+		if !strings.Contains(s, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
-	// Deterministic: a second render gives the same page and figures.
-	rep2, err := Render(context.Background(), dir, Options{})
+	if i, j := strings.Index(s, `id="summary"`), strings.Index(s, `id="tables"`); i < 0 || j < i || strings.Index(s, `id="figures"`) < j {
+		t.Error("the page does not open with the summary, then the tables, then the figures")
+	}
+	// Deterministic: a second render gives the same page.
+	rep2, err := Render(context.Background(), dir, out, Options{Study: "hand", AnalysisHref: "../analysis/index.html"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,12 +190,59 @@ func TestRender_SelfContainedWellFormed(t *testing.T) {
 	if !bytes.Equal(page, page2) {
 		t.Error("report.html differs between two renders")
 	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(out), ".report.tmp*"))
+	if len(left) > 0 {
+		t.Errorf("temporary directories left: %v", left)
+	}
+}
+
+func TestRender_OutDirIsEvalDir(t *testing.T) {
+	dir := writeEval(t)
+	if _, err := Render(context.Background(), dir, dir, Options{}); !errors.Is(err, ErrOutDir) {
+		t.Fatalf("err = %v, want ErrOutDir", err)
+	}
+}
+
+func TestWriteDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	write := func(name string) func(string) error {
+		return func(tmp string) error { return os.WriteFile(filepath.Join(tmp, name), []byte(name), 0o644) }
+	}
+	if err := writeDir(dir, write("a.png")); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeDir(dir, write("b.svg")); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || ents[0].Name() != "b.svg" {
+		t.Errorf("after a rewrite: %v, want only b.svg", ents)
+	}
+	boom := errors.New("boom")
+	if err := writeDir(dir, func(tmp string) error { write("c.png")(tmp); return boom }); !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	ents, _ = os.ReadDir(dir)
+	if len(ents) != 1 || ents[0].Name() != "b.svg" {
+		t.Errorf("after a failed write: %v in dir", ents)
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".r.tmp*"))
+	if len(left) > 0 {
+		t.Errorf("temporaries left: %v", left)
+	}
+	// A directory holding other files is not replaced.
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeDir(dir, write("a.png")); !errors.Is(err, atomicdir.ErrForeign) {
+		t.Errorf("err = %v, want atomicdir.ErrForeign", err)
+	}
 }
 
 // pageProblems parses page as XML (the page is XHTML-style) and reports
 // what is malformed and every reference to another file: each src and
 // href must be a data: URL or a fragment.
-func pageProblems(page []byte) []string {
+func pageProblems(page []byte, dir string) []string {
 	var out []string
 	d := xml.NewDecoder(bytes.NewReader(page))
 	d.Strict = true
@@ -155,8 +261,13 @@ func pageProblems(page []byte) []string {
 			for _, a := range e.Attr {
 				switch strings.ToLower(a.Name.Local) {
 				case "src", "href", "srcset", "action", "data", "poster":
-					if !strings.HasPrefix(a.Value, "data:") && !strings.HasPrefix(a.Value, "#") {
+					if strings.HasPrefix(a.Value, "data:") || strings.HasPrefix(a.Value, "#") {
+						continue
+					}
+					if strings.Contains(a.Value, ":") || strings.HasPrefix(a.Value, "/") || strings.Contains(a.Value, "..") {
 						out = append(out, fmt.Sprintf("<%s %s=%.60q> references an external file", e.Name.Local, a.Name.Local, a.Value))
+					} else if _, err := os.Stat(filepath.Join(dir, a.Value)); err != nil {
+						out = append(out, fmt.Sprintf("<%s %s=%.60q> names a file that is not beside the page", e.Name.Local, a.Name.Local, a.Value))
 					}
 				}
 			}
@@ -183,87 +294,19 @@ func TestPageProblems_Rejects(t *testing.T) {
 		`<html><body><p>open</body></html>`,
 		`<html><body><p>x</p></body>`,
 	} {
-		if len(pageProblems([]byte(page))) == 0 {
+		if len(pageProblems([]byte(page), t.TempDir())) == 0 {
 			t.Errorf("accepted %s", page)
 		}
 	}
-	if p := pageProblems([]byte(`<html><body><img src="data:image/png;base64,AA==" /></body></html>`)); len(p) != 0 {
+	if p := pageProblems([]byte(`<html><body><img src="data:image/png;base64,AA==" /></body></html>`), t.TempDir()); len(p) != 0 {
 		t.Errorf("rejected a self-contained page: %v", p)
 	}
 }
 
 func TestRender_NotAnEvaluation(t *testing.T) {
-	_, err := Render(context.Background(), t.TempDir(), Options{})
+	_, err := Render(context.Background(), t.TempDir(), filepath.Join(t.TempDir(), "r"), Options{})
 	if !errors.Is(err, ErrNoEvaluation) {
 		t.Fatalf("err = %v, want ErrNoEvaluation", err)
-	}
-}
-
-// TestRender_ByChain: one table per chain size, and no pooled table;
-// with two sizes the figures have a panel per size.
-func TestRender_ByChain(t *testing.T) {
-	rows := handRows()
-	for i := range rows {
-		if rows[i].Window == 2 {
-			rows[i].ChainNodes = 8
-		}
-	}
-	dir := t.TempDir()
-	if err := evaluate.WriteDir(dir, evaluate.Compute(rows, 2), rows); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Render(context.Background(), dir, Options{Formats: []string{"png"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(rep.HTML)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := string(b)
-	for _, want := range []string{"Chains of 1 node(s), 2 windows", "Chains of 8 node(s), 1 windows", "cost = interruption + 2·overlap (h)",
-		"<td>forest:m</td><td>8</td>"} {
-		if !strings.Contains(p, want) {
-			t.Errorf("report.html lacks %q", want)
-		}
-	}
-	if n := strings.Count(p, "<h3>Chains of"); n != 2 {
-		t.Errorf("%d chain tables, want 2", n)
-	}
-	for _, p := range pageProblems(b) {
-		t.Error("report.html: " + p)
-	}
-	for _, f := range rep.Figures[:4] {
-		if len(f.Panels) != 2 || !strings.HasPrefix(f.Panels[1], "8 node(s)") {
-			t.Errorf("%s: panels %q", f.Name, f.Panels)
-		}
-	}
-}
-
-// TestTradeoff_PerChain: each chain size's points come from its own
-// summary; sweeps become lines labelled with their parameter; both
-// oracles are marked.
-func TestTradeoff_PerChain(t *testing.T) {
-	const h = 3600
-	var rows []evaluate.Row
-	for _, n := range []int{1, 4} {
-		for _, o := range []struct {
-			p string
-			r int64
-		}{{"reactive", h}, {"oracle", 0}, {"oracle-cost", 0}, {"slurm-estimate@margin=0", int64(n) * h}, {"slurm-estimate@margin=0.5", -int64(n) * h}} {
-			rows = append(rows, evaluate.Row{Policy: o.p, ChainNodes: n, RSec: o.r, ReactiveRSec: h})
-		}
-	}
-	m := evaluate.Compute(rows, 0.5)
-	got := tradeoffSeries(m, policyOrder(rows, m), "4", 1)
-	want := []Series{
-		{Label: "policies", Kind: "points", X: []float64{0}, Y: []float64{1}, Names: []string{"reactive"}, Panel: 1},
-		{Label: "slurm-estimate", Kind: "line", X: []float64{0, 4}, Y: []float64{4, 0}, Names: []string{"margin=0", "margin=0.5"}, Panel: 1},
-		{Label: "oracle", Kind: "points", X: []float64{0}, Y: []float64{0}, Names: []string{"oracle"}, Panel: 1},
-		{Label: "oracle-cost", Kind: "points", X: []float64{0}, Y: []float64{0}, Names: []string{"oracle-cost"}, Panel: 1},
-	}
-	if d := cmpDiff(want, got); d != "" {
-		t.Fatal(d)
 	}
 }
 

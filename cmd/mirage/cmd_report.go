@@ -4,70 +4,103 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/mirage-hpc/mirage/evaluate"
+	"github.com/mirage-hpc/mirage/internal/atomicdir"
 	"github.com/mirage-hpc/mirage/reports"
 )
 
+// reportOptions are mirage report's flags.
+type reportOptions struct {
+	out             string
+	trace           string
+	predictions     []string
+	predictionsNote string
+	dqn             []string
+	title           string
+	study           string
+	budget          time.Duration
+	decision        time.Duration
+	seed            uint64
+	resamples       int
+	analysis        string
+}
+
+func (o *reportOptions) AddFlags(f *pflag.FlagSet) {
+	d := reports.DefaultOptions()
+	f.StringVarP(&o.out, "out", "o", "", "report directory, written as a whole (default DIR/report)")
+	f.StringVar(&o.trace, "trace", "", "trace file (Parquet) the windows came from: its name, dates and wait-time CDF")
+	f.StringArrayVar(&o.predictions, "predictions", nil, "mirage predict output (Parquet, labelled samples) for the predicted-vs-actual r figure; repeatable")
+	f.StringVar(&o.predictionsNote, "predictions-note", "", "text appended to the predicted-vs-actual figure's caption (e.g. which samples)")
+	f.StringArrayVar(&o.dqn, "dqn", nil, "DQN model directory (mirage train --model dqn) whose training curve (curve.csv) to draw; repeatable")
+	f.StringVar(&o.title, "title", d.Title, "page title")
+	f.StringVar(&o.study, "study", "", "study name shown in the summary")
+	f.DurationVar(&o.budget, "overlap-budget", 0, "mean overlap per window the recommendation must stay within (default: the models' operating points', else 1h)")
+	f.DurationVar(&o.decision, "decision", 0, "decision interval shown in the summary (default: the protocol's grid, else 10m)")
+	f.Uint64Var(&o.seed, "seed", d.Seed, "bootstrap seed")
+	f.IntVar(&o.resamples, "resamples", d.Resamples, "bootstrap resamples")
+	f.StringVar(&o.analysis, "analysis", "", "link (relative to the report directory) to the trace analysis page")
+}
+
 func newReportCommand(g *globalOptions) *cobra.Command {
+	var o reportOptions
 	cmd := &cobra.Command{
 		Use:   "report DIR",
-		Short: "Draw an evaluation's figures and write a self-contained report.html",
-		Long: `Read DIR/metrics.json and DIR/windows.csv (from mirage evaluate -o DIR) and write
-into DIR, as PNG and SVG: the CDFs of interruption and of overlap per policy, the
-zero-interruption share per policy by load class, and the interruption-overlap
-trade-off (θ and margin sweeps as curves, both oracles marked), with a panel
-per chain size when there are several; with --trace, the trace's
-wait-time CDF; with --predictions (repeatable; mirage predict outputs on labelled
-samples), predicted vs actual r, one series per model with its MAE and count;
-for each DQN model, its training curve (dqn-curve-NAME: episode return, raw and
-as a moving mean over 25 episodes, validation return, loss, ε) from MODEL/curve.csv.
-DQN models are the evaluation's dqn:MODEL policies, MODEL read as written
-(relative to the current directory; one that cannot be read is skipped with a
-warning), and those named with --dqn (repeatable; a --dqn path ending in MODEL
-stands for that policy; a missing one is an error). For each model directory the
-policies name (forest:MODEL, xgboost:MODEL, slurm-estimate:MODEL, dqn:MODEL and
-their sweep variants MODEL@K=V) that has an operating point, its training-CV
-frontier (cv-frontier-NAME: mean overlap vs interruption reduction per chain
-size, the chosen point and the overlap budget marked); for each classifier
-(target interrupt or cliff), its reliability diagram (calibration-NAME: mean
-predicted probability vs observed frequency per chain size, Brier score and log
-loss in the caption). A model directory that cannot be read is skipped with a
-warning. Then write DIR/report.html, one self-contained page (figures inlined,
-metric tables per chain size with cost and λ, the frontier, the windows, the
-model manifests summarised, each model's operating point per chain size as
-chosen on the training windows next to its outcome on the validation windows,
-and per classifier its calibration per chain size and per fold), and print its
-path.
+		Short: "Write an evaluation's report: a summary with recommendations, tables and figures",
+		Long: `Read DIR/metrics.json and DIR/windows.csv (from mirage evaluate -o DIR) and write the
+report directory (-o, default DIR/report) as a whole: report.html, one
+self-contained page, and each figure as PNG and SVG.
+
+The page opens with a summary: the study (trace and its dates, protocol,
+simulator profile, partition, chain sizes, decision interval, overlap budget)
+and, per chain size, the recommended policy (the largest interruption reduction
+with mean overlap within the budget) with its interruption, overlap and
+node-hours per window, each with a 95 % bootstrap interval over the windows
+(--seed, --resamples), and its distance to the oracles. Then tables per chain
+size and load class with counts and intervals, and the figures: the trade-off
+frontier (sweeps as curves, the recommendation ringed, the budget as a line,
+off-scale points at the edge with their value), the CDFs of signed r per load
+class, the zero-interruption share per policy and load class with intervals,
+the trace's wait CDF on a log time axis (--trace), and the per-window strip;
+with --predictions, predicted vs actual r; for each DQN model (dqn:MODEL
+policies and --dqn), its training curve; for each model with an operating
+point, its training-CV frontier; for classifiers, a reliability diagram.
+
+Model directories are those the evaluation recorded (relative to DIR), so the
+command gives the same page from any working directory; a model directory that
+cannot be found or read is an error. Prints report.html's path.
 
 ` + exitCodesHelp,
 		Args:    usageArgs(cobra.ExactArgs(1)),
 		GroupID: "models",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runReport(cmd, g, args[0])
+			return runReport(cmd, g, o, args[0])
 		},
 	}
-	f := cmd.Flags()
-	f.String("trace", "", "trace file (Parquet) the windows came from, for its wait-time CDF")
-	f.StringArray("predictions", nil, "mirage predict output (Parquet, labelled samples) for the predicted-vs-actual r figure; repeatable")
-	f.String("predictions-note", "", "text appended to the predicted-vs-actual figure's caption (e.g. which samples)")
-	f.StringArray("dqn", nil, "DQN model directory (mirage train --model dqn) whose training curve (curve.csv) to draw; repeatable")
-	f.String("title", reports.DefaultOptions().Title, "page title")
+	o.AddFlags(cmd.Flags())
 	return cmd
 }
 
-func runReport(cmd *cobra.Command, g *globalOptions, dir string) error {
+func runReport(cmd *cobra.Command, g *globalOptions, o reportOptions, dir string) error {
 	opts := reports.DefaultOptions()
-	opts.Trace, _ = cmd.Flags().GetString("trace")
-	opts.Title, _ = cmd.Flags().GetString("title")
-	opts.Predictions, _ = cmd.Flags().GetStringArray("predictions")
-	opts.PredictionsNote, _ = cmd.Flags().GetString("predictions-note")
-	opts.DQN, _ = cmd.Flags().GetStringArray("dqn")
+	opts.Trace, opts.Title, opts.Study = o.trace, o.title, o.study
+	opts.Predictions, opts.PredictionsNote, opts.DQN = o.predictions, o.predictionsNote, o.dqn
+	opts.OverlapBudgetH, opts.Decision = o.budget.Hours(), o.decision
+	opts.Seed, opts.Resamples, opts.AnalysisHref = o.seed, o.resamples, o.analysis
 	opts.Logger = g.log()
-	rep, err := reports.Render(cmd.Context(), dir, opts)
+	out := o.out
+	if out == "" {
+		out = filepath.Join(dir, "report")
+	}
+	rep, err := reports.Render(cmd.Context(), dir, out, opts)
 	if err != nil {
-		if errors.Is(err, reports.ErrNoEvaluation) || errors.Is(err, reports.ErrNoDQNCurve) {
+		if errors.Is(err, reports.ErrNoEvaluation) || errors.Is(err, reports.ErrNoDQNCurve) ||
+			errors.Is(err, evaluate.ErrModelDir) || errors.Is(err, reports.ErrOutDir) || errors.Is(err, atomicdir.ErrForeign) {
 			return usageError{err}
 		}
 		return err

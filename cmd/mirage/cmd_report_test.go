@@ -28,7 +28,7 @@ func TestReport_PrintsPath(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	want := filepath.Join(dir, "report.html")
+	want := filepath.Join(dir, "report", "report.html")
 	if strings.TrimSpace(stdout) != want {
 		t.Fatalf("stdout %q, want %q", stdout, want)
 	}
@@ -62,16 +62,16 @@ func TestReport_Predictions(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	page, err := os.ReadFile(filepath.Join(dir, "report", "report.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"m/forest: MAE 0.50 h over 2 rows", "On training samples."} {
+	for _, want := range []string{"forest: MAE 0.50 h over 2 rows", "On training samples."} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "predicted-vs-actual.png")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "report", "predicted-vs-actual.png")); err != nil {
 		t.Error(err)
 	}
 }
@@ -102,35 +102,59 @@ func writeReportDQNModel(t *testing.T, dir string) {
 	}
 }
 
-func TestReport_DQN(t *testing.T) {
-	// The evaluation ran in another directory: its policy dqn:models/m does
-	// not resolve from here.
-	dir := t.TempDir()
+// writeRelativeEval writes, from the working directory root, a DQN model
+// at models/m and an evaluation at runs/eval whose policy names it as
+// dqn:models/m (relative to root), and returns the evaluation directory.
+func writeRelativeEval(t *testing.T, root string) string {
+	t.Helper()
+	t.Chdir(root)
+	writeReportDQNModel(t, filepath.Join("models", "m"))
 	rows := []evaluate.Row{
 		{Policy: "reactive", ChainNodes: 1, Window: 0, RSec: 7200, ReactiveRSec: 7200},
 		{Policy: "oracle", ChainNodes: 1, Window: 0, RSec: -600, ReactiveRSec: 7200},
 		{Policy: "dqn:models/m", ChainNodes: 1, Window: 0, RSec: 600, ReactiveRSec: 7200},
 	}
-	if err := evaluate.WriteDir(dir, evaluate.Compute(rows, evaluate.DefaultLambda), rows); err != nil {
+	if err := evaluate.WriteDir(filepath.Join("runs", "eval"), evaluate.Compute(rows, evaluate.DefaultLambda), rows); err != nil {
 		t.Fatal(err)
 	}
-	model := filepath.Join(t.TempDir(), "runs", "models", "m")
-	writeReportDQNModel(t, model)
+	return filepath.Join(root, "runs", "eval")
+}
 
-	// Without --dqn: a warning, no curve.
-	_, stderr, code := run(t, "report", dir)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+// TestReport_OtherDirectory: the model directories are stored relative to
+// the evaluation, so mirage report gives the same page from any working
+// directory.
+func TestReport_OtherDirectory(t *testing.T) {
+	root := t.TempDir()
+	dir := writeRelativeEval(t, root)
+	var pages [][]byte
+	for i, cwd := range []string{root, t.TempDir(), filepath.Join(root, "runs")} {
+		t.Chdir(cwd)
+		out := filepath.Join(t.TempDir(), "report")
+		_, stderr, code := run(t, "report", "-o", out, "--resamples", "200", dir)
+		if code != 0 {
+			t.Fatalf("run %d from %s: exit %d: %s", i, cwd, code, stderr)
+		}
+		page, err := os.ReadFile(filepath.Join(out, "report.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(page), "DQN training curve: m") {
+			t.Errorf("run %d from %s: the DQN model's curve is missing", i, cwd)
+		}
+		pages = append(pages, page)
 	}
-	if !strings.Contains(stderr, "DQN training curve not drawn") || !strings.Contains(stderr, "dqn:models/m") {
-		t.Errorf("stderr lacks the warning: %s", stderr)
+	for i := 1; i < len(pages); i++ {
+		if !bytes.Equal(pages[0], pages[i]) {
+			t.Errorf("the page from working directory %d differs from the first", i)
+		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "dqn-curve-m.png")); err == nil {
-		t.Error("dqn-curve-m.png drawn without the model")
-	}
+}
 
-	// With --dqn naming the directory: the policy's curve is drawn.
-	stdout, stderr, code := run(t, "report", "--dqn", model, dir, "--json")
+func TestReport_DQN(t *testing.T) {
+	root := t.TempDir()
+	dir := writeRelativeEval(t, root)
+	t.Chdir(t.TempDir())
+	stdout, stderr, code := run(t, "report", dir, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -143,31 +167,38 @@ func TestReport_DQN(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("%v: %s", err, stdout)
 	}
-	if len(rep.DQN) != 1 || rep.DQN[0].Policy != "dqn:models/m" || rep.DQN[0].Dir != model ||
+	if len(rep.DQN) != 1 || rep.DQN[0].Policy != "dqn:models/m" || rep.DQN[0].Dir != filepath.Join(root, "models", "m") ||
 		rep.DQN[0].Episodes != 30 || rep.DQN[0].Decisions != 150 || rep.DQN[0].Figure != "dqn-curve-m" {
 		t.Errorf("dqn %+v", rep.DQN)
 	}
-	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	page, err := os.ReadFile(filepath.Join(dir, "report", "report.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"DQN training curve: dqn:models/m", "30 episodes, 150 decisions, best validation return 2.5"} {
-		if !strings.Contains(string(page), want) {
-			t.Errorf("report.html lacks %q", want)
-		}
+	if want := "30 episodes, 150 decisions, best validation return 2.5"; !strings.Contains(string(page), want) {
+		t.Errorf("report.html lacks %q", want)
 	}
 	for _, name := range []string{"dqn-curve-m.png", "dqn-curve-m.svg"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, "report", name)); err != nil {
 			t.Error(err)
 		}
 	}
-
+	// A missing model directory (moved away) is bad usage naming it.
+	if err := os.Rename(filepath.Join(root, "models"), filepath.Join(root, "moved")); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := run(t, "report", dir); code != 3 || !strings.Contains(stderr, "model directory not found: dqn:models/m") {
+		t.Errorf("moved model: exit %d, want 3: %s", code, stderr)
+	}
 	// --dqn naming a missing directory or one without curve.csv: bad usage,
 	// the message names the path.
+	if err := os.Rename(filepath.Join(root, "moved"), filepath.Join(root, "models")); err != nil {
+		t.Fatal(err)
+	}
 	gone := filepath.Join(t.TempDir(), "gone")
 	empty := t.TempDir()
 	for _, tc := range []struct{ arg, path string }{
-		{gone, gone},
+		{gone, filepath.Join(gone, "curve.csv")},
 		{empty, filepath.Join(empty, "curve.csv")},
 	} {
 		_, stderr, code := run(t, "report", "--dqn", tc.arg, dir)
@@ -179,7 +210,7 @@ func TestReport_DQN(t *testing.T) {
 
 // TestReport_OperatingPoints: a slurm-estimate model directory's operating
 // point is reported next to its validation outcome; a missing model
-// directory is a warning, not a failure.
+// directory is bad usage, not a silently missing table.
 func TestReport_OperatingPoints(t *testing.T) {
 	model := filepath.Join(t.TempDir(), "est")
 	cp := train.ChainPoint{Value: 0.5, Threshold: -0.5, Windows: 30, InterruptionReduction: 0.4, MeanOverlapH: 0.8, WithinBudget: true}
@@ -189,23 +220,26 @@ func TestReport_OperatingPoints(t *testing.T) {
 	if err := train.WriteArtifact(model, nil, man); err != nil {
 		t.Fatal(err)
 	}
+	write := func(extra ...evaluate.Row) string {
+		dir := t.TempDir()
+		rows := append([]evaluate.Row{
+			{Policy: "reactive", ChainNodes: 1, Window: 0, RSec: 7200, ReactiveRSec: 7200},
+			{Policy: "oracle", ChainNodes: 1, Window: 0, RSec: -600, ReactiveRSec: 7200},
+			{Policy: "slurm-estimate:" + model, ChainNodes: 1, Window: 0, RSec: 3600, ReactiveRSec: 7200},
+		}, extra...)
+		if err := evaluate.WriteDir(dir, evaluate.Compute(rows, evaluate.DefaultLambda), rows); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
 	gone := filepath.Join(t.TempDir(), "gone")
-	dir := t.TempDir()
-	rows := []evaluate.Row{
-		{Policy: "reactive", ChainNodes: 1, Window: 0, RSec: 7200, ReactiveRSec: 7200},
-		{Policy: "oracle", ChainNodes: 1, Window: 0, RSec: -600, ReactiveRSec: 7200},
-		{Policy: "slurm-estimate:" + model, ChainNodes: 1, Window: 0, RSec: 3600, ReactiveRSec: 7200},
-		{Policy: "forest:" + gone + "@θ=1", ChainNodes: 1, Window: 0, RSec: 0, ReactiveRSec: 7200},
+	if _, stderr, code := run(t, "report", write(evaluate.Row{Policy: "forest:" + gone + "@θ=1", ChainNodes: 1, Window: 0, ReactiveRSec: 7200})); code != 3 || !strings.Contains(stderr, gone) {
+		t.Errorf("missing model directory: exit %d, want 3 naming %s: %s", code, gone, stderr)
 	}
-	if err := evaluate.WriteDir(dir, evaluate.Compute(rows, evaluate.DefaultLambda), rows); err != nil {
-		t.Fatal(err)
-	}
+	dir := write()
 	stdout, stderr, code := run(t, "report", dir, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if !strings.Contains(stderr, "model directory unreadable") || !strings.Contains(stderr, gone) {
-		t.Errorf("stderr lacks the warning about %s: %s", gone, stderr)
 	}
 	var rep struct {
 		Points []struct {
@@ -228,7 +262,7 @@ func TestReport_OperatingPoints(t *testing.T) {
 		p.ValidPolicy != p.Policy || math.Abs(p.Valid.InterruptionReduction-0.5) > 1e-12 {
 		t.Errorf("operating point %+v, valid %+v", p, p.Valid)
 	}
-	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	page, err := os.ReadFile(filepath.Join(dir, "report", "report.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
