@@ -48,13 +48,67 @@ func (r *recentWaits) mean() float64 {
 	return float64(r.sum) / float64(n)
 }
 
-// history keeps the history series sampled on a regular grid.
-type history struct {
+// History keeps the history series (pending jobs and nodes, running
+// nodes, the oldest pending job's age, the recent mean wait) sampled on a
+// regular grid, for the hist_* features. The zero value is empty. Build
+// samples its main timeline every SampleSec (600 s) after everything at
+// the sample time; the live path (package advise) samples the queue it
+// reconstructs from sacct at the same grid times.
+type History struct {
 	times  []int64
 	values [][]float64 // values[k] is sample k's series, in historySeries order
+	qs     []float64   // scratch
 }
 
-func (h *history) record(at int64, qs []float64, recentMean float64) {
+// Record appends a sample of snap taken at snap.Now (Unix seconds, after
+// the sample before it) with the recent mean wait recentMeanWaitSec
+// (seconds) at that time. It computes only the queue statistics the
+// history keeps (historyStats), each exactly as QueueStats does.
+func (h *History) Record(snap *sim.Snapshot, recentMeanWaitSec float64) {
+	if len(h.qs) != NumQueueStats {
+		h.qs = make([]float64, NumQueueStats)
+	}
+	historyStats(h.qs, snap)
+	h.record(snap.Now, h.qs, recentMeanWaitSec)
+}
+
+// historyStats writes into qs (NumQueueStats long) the statistics that
+// historySeries reads, with QueueStats' arithmetic: counts and node sums
+// as integers, and the oldest pending age (the 100th percentile, which
+// percentiles takes as the largest value) as a maximum, without the sorts.
+// Other entries are left as they are.
+func historyStats(qs []float64, snap *sim.Snapshot) {
+	var pendNodes, runNodes, maxAge int64
+	for i := range snap.Pending {
+		pendNodes += int64(snap.Pending[i].Nodes)
+		if i == 0 || snap.Now-snap.Pending[i].Submit > maxAge {
+			maxAge = snap.Now - snap.Pending[i].Submit
+		}
+	}
+	for i := range snap.Running {
+		runNodes += int64(snap.Running[i].Nodes)
+	}
+	qs[qsPendingJobs], qs[qsPendingNodes], qs[qsRunningNodes] = float64(len(snap.Pending)), float64(pendNodes), float64(runNodes)
+	qs[qsPendingAge+4] = float64(maxAge)
+}
+
+// historyStatsCover checks that historyStats computes every statistic a
+// history series reads.
+var _ = func() bool {
+	for _, s := range historySeries {
+		switch s.qs {
+		case -1, qsPendingJobs, qsPendingNodes, qsRunningNodes, qsPendingAge + 4:
+		default:
+			panic("features: historyStats does not compute queue statistic " + s.name)
+		}
+	}
+	return true
+}()
+
+// Len returns the number of samples.
+func (h *History) Len() int { return len(h.times) }
+
+func (h *History) record(at int64, qs []float64, recentMean float64) {
 	v := make([]float64, len(historySeries))
 	for i, s := range historySeries {
 		if s.qs < 0 {
@@ -73,7 +127,7 @@ func (h *history) record(at int64, qs []float64, recentMean float64) {
 // that old), into dst. cur holds the series' current values. Without
 // samples in a span the mean is the current value; without any sample the
 // change is 0.
-func (h *history) summarise(dst []float64, now int64, cur []float64) {
+func (h *History) summarise(dst []float64, now int64, cur []float64) {
 	k := 0
 	for i := range historySeries {
 		for _, sp := range historySpans {

@@ -2,6 +2,8 @@ package features
 
 import (
 	"errors"
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -77,5 +79,28 @@ func TestSchema(t *testing.T) {
 	}
 	if len(seen) != NumFeatures() {
 		t.Errorf("%d names, NumFeatures %d", len(seen), NumFeatures())
+	}
+}
+
+// TestHistoryStats_MatchQueueStats checks that the history's statistics
+// are QueueStats' to the bit, on random queues.
+func TestHistoryStats_MatchQueueStats(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for k := range 200 {
+		snap := sim.Snapshot{Now: 1_000_000 + rng.Int64N(1000)}
+		for range rng.IntN(40) * (k % 3) {
+			snap.Pending = append(snap.Pending, sim.PendingJob{Nodes: 1 + rng.Int32N(9), LimitSec: 60 + rng.Int64N(9999), Submit: snap.Now - rng.Int64N(99999)})
+		}
+		for range rng.IntN(40) {
+			snap.Running = append(snap.Running, sim.RunningJob{Nodes: 1 + rng.Int32N(9), LimitSec: 60, Submit: snap.Now - 500, Start: snap.Now - 100})
+		}
+		want := QueueStats(nil, &snap)
+		got := make([]float64, NumQueueStats)
+		historyStats(got, &snap)
+		for _, s := range historySeries {
+			if s.qs >= 0 && math.Float64bits(got[s.qs]) != math.Float64bits(want[s.qs]) {
+				t.Fatalf("queue %d: %s = %v, QueueStats %v", k, s.name, got[s.qs], want[s.qs])
+			}
+		}
 	}
 }

@@ -3,7 +3,6 @@ package features
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/mirage-hpc/mirage/sim"
 )
@@ -14,13 +13,12 @@ type windowRun struct {
 	opts *Options
 	s    *sim.Sim
 	rec  *recentWaits
-	hist history
+	hist History
+	st   State // Vector's input, reused
 	pid  sim.JobID
 	p, q sim.Job // the chain; q.Submit is set per probe
 
 	nextSample int64 // next history sample time
-	qs, cur    []float64
-	buf        []float64
 }
 
 // unitResult holds one window's samples, row-major.
@@ -42,7 +40,7 @@ func newWindowRun(ctx context.Context, jobs []sim.Job, opts *Options, start int6
 		return nil, err
 	}
 	rec.s = s
-	wr := &windowRun{opts: opts, s: s, rec: rec, qs: make([]float64, NumQueueStats), cur: make([]float64, len(historySeries))}
+	wr := &windowRun{opts: opts, s: s, rec: rec}
 	pSubmit := start + opts.WarmupSec
 	from := max(start, pSubmit-opts.HistorySec)
 	wr.nextSample = ceilMul(from, opts.SampleSec)
@@ -82,8 +80,7 @@ func (wr *windowRun) advance(ctx context.Context, t int64) error {
 			return err
 		}
 		snap := wr.s.Snapshot()
-		wr.qs = queueStats(wr.qs, &snap, &wr.buf)
-		wr.hist.record(wr.nextSample, wr.qs, wr.rec.mean())
+		wr.hist.Record(&snap, wr.rec.mean())
 	}
 	return wr.s.RunBefore(ctx, t)
 }
@@ -95,97 +92,15 @@ func (wr *windowRun) pEnd(s *sim.Sim) (int64, bool) {
 }
 
 // features writes the feature vector at the main timeline's clock into
-// dst (numFeats values). It reads only the main timeline's state at Now,
-// its history and its recorder; the ahead_* features come from a fork that
-// submits Q at Now and processes only what happens at Now.
+// dst (numFeats values) with Vector. It reads only the main timeline's
+// state at Now, its history and its recorder; the ahead_* features come
+// from a fork that submits Q at Now and processes only what happens at Now.
 func (wr *windowRun) features(ctx context.Context, dst []float64) error {
-	s := wr.s
-	snap := s.Snapshot()
-	now := snap.Now
-	queueStats(dst[offQueue:offQueue+NumQueueStats], &snap, &wr.buf)
-	q := wr.q
-	q.Submit = now
-
-	c := dst[offChain : offChain+numChain]
-	pEnd := now + wr.p.LimitSec // not started: at the earliest a limit from now
-	if st, ok := s.Started(wr.pid); ok {
-		pEnd = st + wr.p.LimitSec
-		c[0], c[2], c[3] = 1, float64(st-wr.p.Submit), float64(now-st)
-	} else {
-		c[0], c[2], c[3] = 0, float64(now-wr.p.Submit), 0
-	}
-	c[1], c[4] = float64(wr.p.Nodes), float64(max(pEnd-now, 0))
-	c[5], c[6] = float64(q.Nodes), float64(q.LimitSec)
-	a := dst[offAhead : offAhead+numAhead]
-	if est, ok := s.EstimatedStart(q); ok {
-		c[7], a[3] = float64(est-now), 1
-	} else {
-		c[7], a[3] = float64(s.Config().Backfill.WindowSec), 0
-	}
-	c[8] = c[7] + float64(now-pEnd) // beyond the window: as if at its end
-	if est, ok := s.EstimatedStartPredicted(q); ok {
-		c[9] = float64(est - pEnd)
-	} else {
-		c[9] = float64(now + s.Config().Backfill.WindowSec - pEnd)
-	}
-
-	if err := wr.ahead(ctx, a[:3], q); err != nil {
-		return err
-	}
-	var endNodes, endNodeSec int64
-	for _, r := range snap.Running {
-		if r.ID == wr.pid {
-			continue
-		}
-		if e := r.Start + r.LimitSec; e <= pEnd {
-			endNodes += int64(r.Nodes)
-			endNodeSec += int64(r.Nodes) * max(e-now, 0)
-		}
-	}
-	a[4], a[5] = float64(endNodes), float64(endNodeSec)
-
-	tm := time.Unix(now, 0).In(wr.opts.Location)
-	dst[offTime] = float64(tm.Hour()) + float64(tm.Minute())/60 + float64(tm.Second())/3600
-	dst[offTime+1] = float64(tm.Weekday())
-	dst[offRecent], dst[offRecent+1] = wr.rec.mean(), float64(wr.rec.count())
-
-	for i, h := range historySeries {
-		if h.qs < 0 {
-			wr.cur[i] = wr.rec.mean()
-		} else {
-			wr.cur[i] = dst[offQueue+h.qs]
-		}
-	}
-	wr.hist.summarise(dst[offHistory:numFeats], now, wr.cur)
-	return nil
-}
-
-// ahead writes the pending jobs, nodes and node-seconds (by time limit)
-// ahead of Q in priority order if Q were submitted now. It forks the main
-// timeline, submits Q there and processes only the events at Now; if Q
-// starts at once, nothing is ahead of it.
-func (wr *windowRun) ahead(ctx context.Context, dst []float64, q sim.Job) error {
-	f := wr.s.Clone(nil)
-	qid, err := f.Submit(q)
-	if err != nil {
-		return err
-	}
-	if err := f.RunUntil(ctx, f.Now()); err != nil {
-		return err
-	}
-	snap := f.Snapshot()
-	var jobs, nodes, nodeSec int64
-	for _, p := range snap.Pending {
-		if p.ID == qid {
-			dst[0], dst[1], dst[2] = float64(jobs), float64(nodes), float64(nodeSec)
-			return nil
-		}
-		jobs++
-		nodes += int64(p.Nodes)
-		nodeSec += int64(p.Nodes) * p.LimitSec
-	}
-	clear(dst) // Q started at once
-	return nil
+	st := &wr.st
+	st.Sim, st.PID, st.P, st.Q = wr.s, wr.pid, wr.p, wr.q
+	st.RecentMeanWaitSec, st.RecentStarts = wr.rec.mean(), wr.rec.count()
+	st.History, st.Location = &wr.hist, wr.opts.Location
+	return Vector(ctx, dst, st)
 }
 
 // label forks the main timeline, submits Q at Now and runs the fork until

@@ -1,0 +1,58 @@
+package advise
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// SubmitOptions configures Submit.
+type SubmitOptions struct {
+	// Script is the successor's batch script (a path, passed to sbatch
+	// as one argument).
+	Script string
+	// Name, when set, is Q's job name (--job-name); any text.
+	Name string
+	// AfterJob, when set, adds --dependency=afterany:AfterJob (for sites
+	// that want Q held until P ends).
+	AfterJob string
+	// DryRun returns the command without running it.
+	DryRun bool
+}
+
+// SbatchArgs returns sbatch's arguments for o: --parsable, the job name
+// and dependency when set, then the script. Each is one argv element: no
+// shell ever sees them.
+func SbatchArgs(o SubmitOptions) []string {
+	args := []string{"--parsable"}
+	if o.Name != "" {
+		args = append(args, "--job-name="+o.Name)
+	}
+	if o.AfterJob != "" {
+		args = append(args, "--dependency=afterany:"+o.AfterJob)
+	}
+	return append(args, o.Script)
+}
+
+// Submit runs sbatch (SbatchArgs) through r and returns Q's job ID
+// (sbatch --parsable's "ID" or "ID;cluster") and the argv. With DryRun
+// it runs nothing and returns an empty ID.
+func Submit(ctx context.Context, r Runner, o SubmitOptions) (string, []string, error) {
+	argv := append([]string{"sbatch"}, SbatchArgs(o)...)
+	if o.Script == "" {
+		return "", argv, fmt.Errorf("submit: no successor script")
+	}
+	if o.DryRun {
+		return "", argv, nil
+	}
+	out, err := r.Run(ctx, argv[0], argv[1:]...)
+	if err != nil {
+		return "", argv, fmt.Errorf("submit: %w", err)
+	}
+	id, _, _ := strings.Cut(strings.TrimSpace(string(out)), ";")
+	if _, err := strconv.ParseInt(strings.SplitN(id, "_", 2)[0], 10, 64); err != nil {
+		return "", argv, fmt.Errorf("submit: sbatch printed %q, not a job ID", strings.TrimSpace(string(out)))
+	}
+	return id, argv, nil
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// adviseFixture is advise's checked-in tiny model trained on the
+// synthetic study.
+const adviseFixture = "../../advise/testdata/model-synth"
+
+// fakeSlurm answers squeue, sacct, sinfo and sbatch from fixed text and
+// records every argv.
+type fakeSlurm struct {
+	squeue []byte
+	calls  [][]string
+}
+
+func (f *fakeSlurm) Run(_ context.Context, name string, args ...string) ([]byte, error) {
+	f.calls = append(f.calls, append([]string{name}, args...))
+	switch name {
+	case "squeue":
+		return f.squeue, nil
+	case "sinfo":
+		return []byte("vm|mixed\n"), nil
+	case "sbatch":
+		return []byte("777\n"), nil
+	}
+	return nil, errors.New("sacct: Slurm accounting storage is disabled")
+}
+
+// captureAt is just after the capture testdata/squeue-22.05.8-b.json was
+// taken (job 275 running since 1796162932, 2026-12-01T22:08:52Z).
+func captureAt() time.Time { return time.Unix(1796163150, 0) }
+
+func TestAdvise_DecideText(t *testing.T) {
+	sq, err := os.ReadFile("../../advise/testdata/squeue-22.05.8-b.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	g := &globalOptions{stdout: &out, stderr: &errb}
+	o := adviseOptions{Model: adviseFixture, Job: "275", Audit: "-"}
+	if err := runAdvise(context.Background(), g, o, &fakeSlurm{squeue: sq}, captureAt); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"job 275: WAIT (xgboost model, r: score", "P running", "ask again at"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out.String())
+		}
+	}
+	var line map[string]any
+	if err := json.Unmarshal(bytes.TrimSpace(errb.Bytes()), &line); err != nil || line["action"] != "wait" || line["features_sha256"] == "" {
+		t.Errorf("audit line %q: %v", errb.String(), err)
+	}
+}
+
+func TestAdvise_SubmitDryRunWhenPEnded(t *testing.T) {
+	sq, err := os.ReadFile("../../advise/testdata/squeue-22.05.8-a.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	g := &globalOptions{stdout: &out, stderr: &bytes.Buffer{}}
+	name := `Q "it's" | x`
+	o := adviseOptions{Model: adviseFixture, Job: "271", Successor: "next job.sbatch", Name: name, Submit: true,
+		DryRun: true, Dependency: true, JSON: true}
+	f := &fakeSlurm{squeue: sq}
+	if err := runAdvise(context.Background(), g, o, f, captureAt); err != nil {
+		t.Fatal(err)
+	}
+	var r adviseResult
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	want := []string{"sbatch", "--parsable", "--job-name=" + name, "--dependency=afterany:271", "next job.sbatch"}
+	if !r.DryRun || r.Decision.Reason != "p-ended" || strings.Join(r.Command, "\x00") != strings.Join(want, "\x00") {
+		t.Fatalf("result %+v, want a dry run of %q", r, want)
+	}
+	for _, c := range f.calls {
+		if c[0] == "sbatch" {
+			t.Fatalf("dry run ran %q", c)
+		}
+	}
+}
+
+func TestAdvise_Usage(t *testing.T) {
+	_, stderr, code := run(t, "advise", "--model", adviseFixture)
+	if code != 3 || !strings.Contains(stderr, "--job") {
+		t.Fatalf("exit %d, stderr %q; want 3 naming --job", code, stderr)
+	}
+	_, _, code = run(t, "advise", "--model", adviseFixture, "--job", "1", "--submit")
+	if code != 3 {
+		t.Fatalf("--submit without --successor: exit %d, want 3", code)
+	}
+}
+
+// TestAdvise_WatchStops checks the clean stop: a cancelled context (what
+// SIGINT or SIGTERM does through main's signal.NotifyContext) ends the
+// watch between decisions with exit status 130.
+func TestAdvise_WatchStops(t *testing.T) {
+	sq, err := os.ReadFile("../../advise/testdata/squeue-22.05.8-b.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	g := &globalOptions{stdout: &out, stderr: &errb}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	o := adviseOptions{Model: adviseFixture, Job: "275", Watch: true, Audit: "-"}
+	err = runAdvise(ctx, g, o, &fakeSlurm{squeue: sq}, captureAt)
+	if !errors.Is(err, context.Canceled) || exitCode(err) != 130 {
+		t.Fatalf("err %v (exit %d), want context.Canceled, 130", err, exitCode(err))
+	}
+	if !strings.Contains(errb.String(), "advise: stopped") || !strings.Contains(out.String(), "WAIT") {
+		t.Fatalf("stdout %q, stderr %q", out.String(), errb.String())
+	}
+}
