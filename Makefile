@@ -15,7 +15,7 @@ export CGO_CFLAGS  := -I$(XGBOOST_PREFIX)/include $(CGO_CFLAGS)
 export CGO_LDFLAGS := -L$(XGBOOST_PREFIX)/lib -Wl,-rpath,$(XGBOOST_PREFIX)/lib $(CGO_LDFLAGS)
 endif
 
-.PHONY: all setup build run test bench fuzz lint check-parquet clean
+.PHONY: all setup build run trace-name test bench fuzz lint check-parquet clean
 
 all: build
 
@@ -34,7 +34,12 @@ build:
 ## report.html's path. A second run is all cache hits.
 ## `make run TRACE=path [TZ=zone] [NODES=n]` ingests your trace, proposes a
 ## study for it (OUT/NAME.yaml, kept once written: edit it and rerun) and runs it.
-TRACE_NAME = $(firstword $(subst ., ,$(notdir $(TRACE))))
+# TRACE_NAME is the trace file's name without one compression and then one
+# format suffix (ingest.TraceName): X-2.1-b1.swf.gz is X-2.1-b1, so traces
+# that differ after their first dot do not overwrite each other.
+TRACE_FILE = $(notdir $(TRACE))
+TRACE_NOZ  = $(if $(filter .gz .zst .zstd .bz2 .xz,$(suffix $(TRACE_FILE))),$(basename $(TRACE_FILE)),$(TRACE_FILE))
+TRACE_NAME = $(if $(filter .swf .log .txt .csv .json .sacct .out .parquet,$(suffix $(TRACE_NOZ))),$(basename $(TRACE_NOZ)),$(TRACE_NOZ))
 RUN_LOG   ?= --log-level info
 run: setup build
 ifeq ($(TRACE),)
@@ -48,6 +53,10 @@ else
 	$(BIN) pipeline run "$(OUT)/$(TRACE_NAME).yaml" --trace "$(OUT)/$(TRACE_NAME).parquet" -o "$(OUT)" --jobs 2 $(RUN_LOG)
 endif
 
+## trace-name: print the name `make run TRACE=...` gives the trace's outputs
+trace-name:
+	@echo "$(TRACE_NAME)"
+
 ## test: setup, go vet, and all tests
 test: setup
 	$(GO) vet ./...
@@ -57,21 +66,27 @@ test: setup
 ## ingest of 1M rows on one core and 10M rows on all cores with peak RSS,
 ## features build on the LS6 decision grid (within 3 minutes on 2 cores), the
 ## simulator at 1,000-10,000 nodes (replays of 10 k-1 M jobs; features build
-## and evaluate per window on a 1,000-node study against LS6), and DQN
-## training on the LS6 presets, each within 10 minutes on 2 cores)
+## and evaluate per window on a 1,000-node study against LS6), DQN
+## training on the LS6 presets, each within 10 minutes on 2 cores, the peak
+## RSS of a 5M-job replay in bytes per job, and the
+## peak RSS of ingest on a 15 MB line of '|' and a 200 MB JSON job name;
+## mirage analyze of 10M jobs on 2 cores: within 2 minutes, under 1 GB)
 bench: setup build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./...
 	scripts/bench-ingest.sh 1000000 1
 	scripts/bench-ingest.sh 10000000
+	scripts/bench-analyze.sh 10000000 2
 	scripts/bench-features.sh
 	scripts/bench-scale.sh
 	scripts/bench-scale-study.sh
+	scripts/bench-replay-memory.sh 5000000
 	scripts/bench-dqn.sh
+	scripts/bench-hardening.sh $(BIN)
 
 ## fuzz: run every fuzz target for FUZZTIME (default 30s each)
 FUZZTIME ?= 30s
 fuzz:
-	@for t in ingest:FuzzSacct ingest:FuzzMirage ingest:FuzzSacctJSON ingest:FuzzSWF reports:FuzzCurveCSV train/dqn:FuzzDecodeSafetensors; do \
+	@for t in ingest:FuzzSacct ingest:FuzzMirage ingest:FuzzSacctJSON ingest:FuzzSWF train/dqn:FuzzCurveCSV train/dqn:FuzzDecodeSafetensors advise:FuzzParseSqueueJSON advise:FuzzSqueueJSONSplit advise:FuzzParseSqueueFormat advise:FuzzParseSacct; do \
 		pkg=$${t%%:*}; name=$${t#*:}; echo "fuzz $$pkg $$name"; \
 		$(GO) test ./$$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) || exit 1; done
 
@@ -82,7 +97,10 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 ## check-parquet: read the LS6 trace and training samples with DuckDB (an
-## independent reader; needs ../shared and npm)
+## independent reader; needs ../shared and npm), then the output of every
+## accepted input of the malformed-input corpus (ingest/testdata/bad), every
+## column of every row. scripts/duckdb.sh installs DuckDB's Node.js package
+## (@duckdb/node-api) once with npm into ~/.cache/mirage-duckdb.
 check-parquet: build
 	@mkdir -p $(OUT)
 	$(BIN) ingest --tz America/Chicago --cluster ls6 -o $(OUT)/ls6.parquet ../shared/traces/ls6-a100.log --log-level error >/dev/null
@@ -91,6 +109,22 @@ check-parquet: build
 	  "SELECT count(*) AS jobs, count(DISTINCT uid) AS users, min(submit) AS first_submit, quantile_cont(epoch(start) - epoch(submit), 0.5) AS wait_p50_s, count(*) FILTER (WHERE epoch(\"end\") - epoch(start) >= timelimit_sec) AS at_limit FROM '$(OUT)/ls6.parquet'" \
 	  "SELECT count(*) AS samples, count(*) FILTER (WHERE label_r_sec > 0) AS interrupted FROM '$(OUT)/train.parquet'" \
 	  "SELECT key::VARCHAR AS key FROM parquet_kv_metadata('$(OUT)/train.parquet')"
+	scripts/duckdb.sh "SELECT 1 AS duckdb_ready" >/dev/null
+	MIRAGE_DUCKDB_REQUIRED=1 $(GO) test -count=1 -run '^TestIngest_BadCorpus$$' -v ./cmd/mirage >$(OUT)/bad-corpus.log 2>&1 || { tail -50 $(OUT)/bad-corpus.log; exit 1; }
+	@grep 'DuckDB read the' $(OUT)/bad-corpus.log
+
+## check-report: open the `make run` report in headless Chromium (Debian
+## chromium, installed with apt-get when missing), write PNG screenshots of
+## the whole page to OUT/check-report and fail on console errors or broken
+## images
+check-report: run
+	@[ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1 || { \
+	  echo "check-report: installing chromium (apt-get)"; \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
+	@page=$$($(BIN) pipeline run synth -o $(OUT) --jobs 2 --log-level error | tail -n 1); \
+	  test -f "$$page" || { echo "check-report: no report.html from the pipeline (got '$$page')"; exit 1; }; \
+	  $(GO) run ./internal/browsercheck/cmd/browsercheck -o $(OUT)/check-report "$$page"
 
 clean:
 	rm -rf bin $(OUT)

@@ -205,6 +205,19 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 			return results, err
 		}
 	}
+	if !o.DryRun && fileExists(o.Trace) { // before any stage simulates it
+		if err := checkTraceFit(s, o.Trace); err != nil {
+			return results, err
+		}
+	}
+	var analysis *StageResult // the trace analysis (analyze/), linked from the report
+	if s.Analyze {
+		res, err := do(analyzeStage(s, traceKey, o), ingested...)
+		if err != nil {
+			return results, err
+		}
+		analysis = &res
+	}
 
 	feats, err := do(featuresStage("features-train", trainP, traceKey, o), ingested...)
 	if err != nil {
@@ -254,9 +267,15 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 	for _, r := range predicted {
 		repInputs = append(repInputs, r.Key)
 	}
+	analysisPage := ""
+	if analysis != nil {
+		repInputs = append(repInputs, analysis.Key)
+		analysisPage = filepath.Join(analysis.Dir, AnalysisPage)
+	}
 	_, err = do(stage{name: "report", config: nil, inputs: repInputs,
 		run: func(ctx context.Context, dir string) error {
-			return renderReport(ctx, ev.Dir, dir, reportOptions{trace: o.Trace, predictions: predictions, dqn: dqns}, o.Logger)
+			return renderReport(ctx, ev.Dir, dir, reportOptions{trace: o.Trace, predictions: predictions, dqn: dqns, analysis: analysisPage,
+				study: s.Name, budgetH: time.Duration(s.Budget.Overlap).Hours(), decision: time.Duration(s.Grid.Decision)}, o.Logger)
 		}}, append([]StageResult{ev}, predicted...)...)
 	if err == nil && o.Only != "" && !slices.ContainsFunc(results, func(r StageResult) bool { return r.Name == o.Only }) {
 		err = fmt.Errorf("%w: pipeline: no stage %s in study %s", ErrStudy, o.Only, s.Name)
@@ -353,7 +372,10 @@ func evaluateStage(s *Study, p features.Protocol, policies, inputs []string, o R
 		Policies []string
 		Decision Duration
 		Sweep    bool `json:",omitempty"`
-	}{p, s.Policies, s.Grid.Decision, s.Sweep}, inputs: inputs,
+		// Output is metrics.json's layout: 2 records model_dirs (a
+		// cached evaluation without them is rerun).
+		Output int
+	}{p, s.Policies, s.Grid.Decision, s.Sweep, 2}, inputs: inputs,
 		run: func(ctx context.Context, dir string) error {
 			return runEvaluate(ctx, o, p, policies, s.Sweep, decision, dir)
 		},
@@ -646,12 +668,38 @@ type reportOptions struct {
 	trace       string
 	predictions []string
 	dqn         []string
+	// study, budgetH (hours) and decision are the study's name, overlap
+	// budget and decision interval, stated in the report's summary.
+	study    string
+	budgetH  float64
+	decision time.Duration
+	// analysis is the analyze stage's page ("" when none), linked from
+	// the report's header by a path relative to the report's directory.
+	analysis string
 }
 
 // predictionsNote is the caption note of the predicted-vs-actual figure.
 const predictionsNote = "Predictions are on the validation windows' samples (out of sample)."
 
 func renderReport(ctx context.Context, evalDir, dir string, ro reportOptions, log *slog.Logger) error {
+	opts := reports.DefaultOptions()
+	opts.Logger, opts.Trace, opts.Predictions, opts.DQN = log, ro.trace, ro.predictions, ro.dqn
+	opts.Study, opts.OverlapBudgetH, opts.Decision = ro.study, ro.budgetH, ro.decision
+	if ro.analysis != "" {
+		rel, err := filepath.Rel(dir, ro.analysis)
+		if err != nil {
+			return err
+		}
+		opts.AnalysisHref = filepath.ToSlash(rel)
+	}
+	if len(ro.predictions) > 0 {
+		opts.PredictionsNote = predictionsNote
+	}
+	// The report replaces dir as a whole; the evaluation's files are
+	// copied in after it.
+	if _, err := reports.Render(ctx, evalDir, dir, opts); err != nil {
+		return err
+	}
 	for _, f := range []string{"metrics.json", "windows.csv"} {
 		b, err := os.ReadFile(filepath.Join(evalDir, f))
 		if err != nil {
@@ -661,11 +709,5 @@ func renderReport(ctx context.Context, evalDir, dir string, ro reportOptions, lo
 			return err
 		}
 	}
-	opts := reports.DefaultOptions()
-	opts.Logger, opts.Trace, opts.Predictions, opts.DQN = log, ro.trace, ro.predictions, ro.dqn
-	if len(ro.predictions) > 0 {
-		opts.PredictionsNote = predictionsNote
-	}
-	_, err := reports.Render(ctx, dir, opts)
-	return err
+	return nil
 }

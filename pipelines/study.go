@@ -45,6 +45,9 @@ type Study struct {
 	// xgboost model of target r; the report draws predicted vs actual r
 	// on those out-of-sample rows.
 	Predictions bool `yaml:"predictions,omitempty" mapstructure:"predictions" json:"predictions,omitempty"`
+	// Analyze adds an analyze stage (mirage analyze of the trace: tables,
+	// figures and analysis.html, analyze/README.md) after the ingest.
+	Analyze bool `yaml:"analyze,omitempty" mapstructure:"analyze" json:"analyze,omitempty"`
 	// Device is where the xgboost models train: cpu ("" too), cuda or
 	// auto (mirage train --device); with cuda the Slurm executor asks
 	// GPUs for each xgboost training stage.
@@ -149,6 +152,11 @@ type ClusterSpec struct {
 	// nodes over time from the trace's busy nodes (causally).
 	InferDependencies bool `yaml:"infer_dependencies" mapstructure:"infer_dependencies" json:"infer_dependencies"`
 	InferCapacity     bool `yaml:"infer_capacity" mapstructure:"infer_capacity" json:"infer_capacity"`
+	// AllowSkip runs the study even when the trace's jobs wider than the
+	// partition (which the simulator skips) are more than 1% of its jobs
+	// or node-hours (sim.MaxSkipShare); otherwise pipeline run refuses it
+	// before any stage (Study.CheckFit).
+	AllowSkip bool `yaml:"allow_skip,omitempty" mapstructure:"allow_skip" json:"allow_skip,omitempty"`
 }
 
 // ChainSpec is the shape of the service chains.

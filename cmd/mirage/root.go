@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,6 +18,9 @@ type globalOptions struct {
 	stdout     io.Writer
 	stderr     io.Writer
 	logger     *slog.Logger
+	// jsonArgs is set when the raw command line asks for --json, so that
+	// errors before the configuration is resolved are JSON too.
+	jsonArgs bool
 }
 
 func newRootCommand(g *globalOptions) *cobra.Command {
@@ -36,6 +40,15 @@ progress and errors go to stderr.
 		Version:       version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		// The root runs only for no command (help) or an unknown one,
+		// which is a usage error (exit 3), not a failure.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(cmd, args[0])
+			}
+			return cmd.Help()
+		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := resolveConfig(cmd, g.configFile, defaultConfig())
 			if err != nil {
@@ -64,8 +77,19 @@ progress and errors go to stderr.
 	pf.Bool("json", false, "print machine-readable JSON on stdout (and JSON errors on stderr)")
 	pf.String("log-level", "info", "log level: debug, info, warn, error")
 	cmd.AddGroup(&cobra.Group{ID: "data", Title: "Trace data:"}, &cobra.Group{ID: "sim", Title: "Simulation and samples:"}, &cobra.Group{ID: "models", Title: "Models:"})
-	cmd.AddCommand(newIngestCommand(g), newTraceCommand(g), newSynthCommand(g), newSimCommand(g), newFeaturesCommand(g), newTrainCommand(g), newPredictCommand(g), newEvaluateCommand(g), newReportCommand(g), newStudyCommand(g), newPipelineCommand(g))
+	cmd.AddCommand(newIngestCommand(g), newTraceCommand(g), newSynthCommand(g), newSimCommand(g), newFeaturesCommand(g), newTrainCommand(g), newPredictCommand(g), newEvaluateCommand(g), newReportCommand(g), newStudyCommand(g), newPipelineCommand(g), newAnalyzeCommand(g), newAdviseCommand(g))
 	return cmd
+}
+
+// unknownCommand is the usage error of `mirage NAME` for a NAME that is
+// no command, with cobra's suggestions.
+func unknownCommand(cmd *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
+	cmd.SuggestionsMinimumDistance = 2
+	if sug := cmd.SuggestionsFor(name); len(sug) > 0 {
+		msg += "; did you mean " + strings.Join(sug, " or ") + "?"
+	}
+	return usageError{errors.New(msg + " (see mirage --help)")}
 }
 
 // noArgsHint wraps cobra's argument validators into usage errors.

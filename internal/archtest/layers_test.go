@@ -13,8 +13,8 @@ const module = "github.com/mirage-hpc/mirage"
 // layers lists the top-level packages, lowest first. A package may import
 // packages of lower layers, its own subpackages' parents, and internal/.
 var layers = map[string]int{
-	"trace": 0, "ingest": 1, "sim": 1, "features": 2, "train": 3,
-	"evaluate": 4, "reports": 5, "pipelines": 6, "cmd": 7,
+	"trace": 0, "ingest": 1, "sim": 1, "features": 2, "analyze": 2, "train": 3,
+	"evaluate": 4, "advise": 4, "reports": 5, "pipelines": 6, "cmd": 7,
 }
 
 // forbidden lists third-party imports a library layer must not use.
