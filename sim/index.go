@@ -251,7 +251,9 @@ func (x *prioIndex) grow(n int) {
 	if len(x.key) >= n {
 		return
 	}
-	n += n/2 + 16
+	if len(x.key) > 0 { // jobs submitted after New: amortised growth; the first call sizes the index to the job table
+		n += n/2 + 16
+	}
 	x.key = append(x.key, make([]float64, n-len(x.key))...)
 	x.where = append(x.where, make([]uint8, n-len(x.where))...)
 	x.taken = append(x.taken, make([]uint32, n-len(x.taken))...)
