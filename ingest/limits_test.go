@@ -79,3 +79,26 @@ func TestRead_LimitsHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestRead_LimitsSWF: an SWF line over --max-line-bytes is a quarantined
+// row like in the other formats, and the jobs around it are kept.
+func TestRead_LimitsSWF(t *testing.T) {
+	row := func(id string) string { return id + " 0 10 100 4 -1 -1 4 3600 -1 1 100 10 -1 1 1 -1 -1\n" }
+	in := "; Version: 2.2\n; UnixStartTime: 1136073600\n; MaxNodes: 10\n; MaxProcs: 40\n" +
+		row("1") + "2 " + strings.Repeat("7 ", 200) + "\n" + row("3")
+	opts := ingest.Options{Format: ingest.FormatSWF, MaxLineBytes: 100}
+	ids, bad, sum, err := readLimited(t, in, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(ids, ",") != "1,3" || len(bad) != 1 || !sum.Balanced {
+		t.Fatalf("jobs %v, %d quarantined, summary %+v; want jobs 1,3 and the long line quarantined", ids, len(bad), sum)
+	}
+	if bad[0].Line != 6 || !strings.Contains(bad[0].Reason, "the limit is 100 (--max-line-bytes)") {
+		t.Errorf("record line %d, reason %q; want line 6, the limit", bad[0].Line, bad[0].Reason)
+	}
+	opts.Strict = true
+	if _, _, _, err := readLimited(t, in, opts); !errors.Is(err, ingest.ErrLineTooLong) {
+		t.Errorf("strict: %v, want ErrLineTooLong", err)
+	}
+}

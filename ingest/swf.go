@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -155,11 +156,19 @@ func readSWF(c *collector, r io.Reader, _ *zone, opts *Options) error {
 	}
 	s := &swfReader{c: c, opts: opts, strs: interner{}}
 	lr := newLineReader(r)
+	lr.max = c.maxLine
 	comments := false
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
 			break
+		}
+		var le *longLineError
+		if errors.As(err, &le) { // quarantined like any bad row
+			if err := c.longLine(le); err != nil {
+				return err
+			}
+			continue
 		}
 		if err != nil {
 			return fmt.Errorf("read %s: %w", c.path, err)
