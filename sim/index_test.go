@@ -185,26 +185,9 @@ func TestBackfill_MaxJobUser(t *testing.T) {
 func TestProperty_ScheduleEqualsReference(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg, jobs := genWorkload(t, allFeatures)
-		run := func(ref bool) []int64 {
-			s, err := sim.New(cfg, jobs, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ref {
-				sim.ForceReference(s)
-			}
-			if err := s.Run(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			var out []int64
-			for id := range jobs {
-				st, _ := s.Started(sim.JobID(id))
-				en, _ := s.Ended(sim.JobID(id))
-				out = append(out, st, en)
-			}
-			return out
-		}
-		if got, want := run(false), run(true); !slices.Equal(got, want) {
+		got, _ := schedule(t, sim.New, cfg, jobs, false)
+		want, _ := schedule(t, sim.New, cfg, jobs, true)
+		if !slices.Equal(got, want) {
 			t.Fatalf("schedule (start, end per job) %v, reference %v", got, want)
 		}
 	})
@@ -225,30 +208,39 @@ func TestIndex_CappedMergesEqualReference(t *testing.T) {
 		j.User = int32(i % 4)
 		jobs = append(jobs, j)
 	}
-	run := func(ref bool) ([]int64, sim.Work) {
-		s, err := sim.New(cfg, jobs, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ref {
-			sim.ForceReference(s)
-		}
-		if err := s.Run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		var out []int64
-		for id := range jobs {
-			st, _ := s.Started(sim.JobID(id))
-			out = append(out, st)
-		}
-		return out, s.Work()
-	}
-	got, w := run(false)
-	want, _ := run(true)
+	got, w := schedule(t, sim.New, cfg, jobs, false)
+	want, _ := schedule(t, sim.New, cfg, jobs, true)
 	if !slices.Equal(got, want) {
 		t.Fatalf("schedule differs from the reference passes")
 	}
 	if w.MaxPending < 4*100 {
 		t.Fatalf("at most %d jobs pending: the queue is too short to cap %d jobs per user", w.MaxPending, 100)
 	}
+}
+
+// schedule runs jobs to the end in a simulation made by newSim (the plain
+// reference passes with ref) and returns each job's start and end, in
+// job order, and the passes' work.
+func schedule(tb interface {
+	Helper()
+	Fatal(...any)
+}, newSim func(sim.Config, []sim.Job, sim.Recorder) (*sim.Sim, error), cfg sim.Config, jobs []sim.Job, ref bool) ([]int64, sim.Work) {
+	tb.Helper()
+	s, err := newSim(cfg, jobs, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if ref {
+		sim.ForceReference(s)
+	}
+	if err := s.Run(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	out := make([]int64, 0, 2*len(jobs))
+	for id := range jobs {
+		st, _ := s.Started(sim.JobID(id))
+		en, _ := s.Ended(sim.JobID(id))
+		out = append(out, st, en)
+	}
+	return out, s.Work()
 }

@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"context"
 	"slices"
 	"testing"
 
@@ -17,25 +16,9 @@ func TestNewOwning(t *testing.T) {
 	mk := func() []sim.Job {
 		return []sim.Job{simtest.Job(2, 0, 600, 9000), simtest.Job(4, 10, 1200, 300), simtest.Job(1, 20, 300, 100)}
 	}
-	run := func(newSim func(sim.Config, []sim.Job, sim.Recorder) (*sim.Sim, error), jobs []sim.Job) []int64 {
-		s, err := newSim(cfg, jobs, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		var out []int64
-		for id := range jobs {
-			st, _ := s.Started(sim.JobID(id))
-			en, _ := s.Ended(sim.JobID(id))
-			out = append(out, st, en)
-		}
-		return out
-	}
 	copied, owned := mk(), mk()
-	want := run(sim.New, copied)
-	if got := run(sim.NewOwning, owned); !slices.Equal(got, want) {
+	want, _ := schedule(t, sim.New, cfg, copied, false)
+	if got, _ := schedule(t, sim.NewOwning, cfg, owned, false); !slices.Equal(got, want) {
 		t.Errorf("NewOwning schedule %v, New %v", got, want)
 	}
 	if copied[0].RunSec != 9000 || owned[0].RunSec != 600 {

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -89,22 +90,5 @@ func (r *Reader) Close() error {
 
 // ReadAll reads every job of a trace file into memory.
 func ReadAll(path string) ([]Job, error) {
-	r, err := Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	jobs := make([]Job, r.NumRows())
-	n := 0
-	for n < len(jobs) {
-		k, err := r.Read(jobs[n:min(len(jobs), n+4096)])
-		n += k
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	return jobs[:n], nil
+	return ReadAllContext(context.Background(), path)
 }
