@@ -318,7 +318,10 @@ func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 	fid := sim.CompareWaits(actual, simulated, months)
 	sum.Compared = fid.Jobs
 	if fid.Jobs > 0 {
-		sum.WaitMAESec, sum.WaitMedianAbsErrSec, sum.WaitSpearman, sum.Within2x = &fid.MAESec, &fid.MedianAbsErrSec, &fid.Spearman, &fid.Within2x
+		sum.WaitMAESec, sum.WaitMedianAbsErrSec, sum.Within2x = &fid.MAESec, &fid.MedianAbsErrSec, &fid.Within2x
+		if fid.Jobs >= 2 { // a rank correlation needs two jobs
+			sum.WaitSpearman = &fid.Spearman
+		}
 	}
 	sum.PerMonth = fid.PerMonth
 	if g.cfg.JSON {
@@ -335,14 +338,14 @@ func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 	fmt.Fprintf(g.stdout, "passes: %d main (%d jobs looked at), %d backfill (%d jobs tested, at most %d in one; %d planned, %d passes stopped early); %d users evaluated; at most %d jobs pending at once\n",
 		w.MainPasses, w.MainTested, w.BackfillPasses, w.BackfillTested, w.BackfillMaxTested, w.BackfillTested-w.BackfillSkipped, w.BackfillStopped, w.UsersEvaluated, w.MaxPending)
 	if sum.Compared > 0 {
-		fmt.Fprintf(g.stdout, "waits of %d jobs that ran: MAE %.2f h, median |error| %.2f h, Spearman %.3f, within 2x %.1f%%\n",
-			sum.Compared, *sum.WaitMAESec/3600, *sum.WaitMedianAbsErrSec/3600, *sum.WaitSpearman, 100**sum.Within2x)
+		fmt.Fprintf(g.stdout, "waits of %d jobs that ran: MAE %.2f h, median |error| %.2f h, Spearman %s, within 2x %.1f%%\n",
+			sum.Compared, *sum.WaitMAESec/3600, *sum.WaitMedianAbsErrSec/3600, spearmanText(sum.Compared, sum.WaitSpearman), 100**sum.Within2x)
 	} else {
 		fmt.Fprintf(g.stdout, "waits: none compared (no MAE, median, Spearman or within-2x figures)\n")
 	}
 	for _, m := range sum.PerMonth {
-		fmt.Fprintf(g.stdout, "  %s  jobs %5d  MAE %6.2f h  median %6.2f h  Spearman %6.3f  within 2x %5.1f%%\n",
-			m.Month, m.Jobs, m.MAESec/3600, m.MedianAbsErrSec/3600, m.Spearman, 100*m.Within2x)
+		fmt.Fprintf(g.stdout, "  %s  jobs %5d  MAE %6.2f h  median %6.2f h  Spearman %6s  within 2x %5.1f%%\n",
+			m.Month, m.Jobs, m.MAESec/3600, m.MedianAbsErrSec/3600, spearmanText(m.Jobs, &m.Spearman), 100*m.Within2x)
 	}
 	if inf := sum.InferredDependencies; inf != nil {
 		fmt.Fprintf(g.stdout, "inferred dependencies: %d jobs\n", inf.Jobs)
@@ -356,6 +359,15 @@ func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 		fmt.Fprintf(g.stdout, "warning: %s\n", w)
 	}
 	return nil
+}
+
+// spearmanText formats a Spearman correlation over n jobs: "-" when it is
+// undefined (fewer than two jobs).
+func spearmanText(n int, rho *float64) string {
+	if n < 2 || rho == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", *rho)
 }
 
 // monthNames formats Unix times as "2006-01" months in loc, one string

@@ -81,6 +81,32 @@ func TestSimReplay_NoneCompared(t *testing.T) {
 	}
 }
 
+// TestSimReplay_OneCompared checks that with a single job to compare the
+// rank correlation is absent from the JSON and "-" in the text, overall
+// and in its month, where the other figures are given.
+func TestSimReplay_OneCompared(t *testing.T) {
+	tr := swfParquet(t, swfRow(1, 0, 120, 600, 1, 3600, 1, 1)+swfRow(2, 60, -1, 600, 1, 3600, 1, 2))
+	stdout, stderr, code := run(t, "sim", "replay", "--trace", tr, "--nodes", "4", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var sum map[string]any
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sum["wait_spearman"]; ok || sum["compared"] != 1.0 || sum["wait_mae_sec"] == nil {
+		t.Errorf("compared %v, wait_spearman %v, wait_mae_sec %v: want 1, absent, present", sum["compared"], sum["wait_spearman"], sum["wait_mae_sec"])
+	}
+	stdout, stderr, code = run(t, "sim", "replay", "--trace", tr, "--nodes", "4")
+	if code != 0 {
+		t.Fatalf("text: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "waits of 1 jobs that ran: MAE 0.03 h, median |error| 0.03 h, Spearman -, within 2x") ||
+		!strings.Contains(stdout, "Spearman      -  within 2x") {
+		t.Errorf("text output:\n%s\nwant Spearman shown as - overall and in the month", stdout)
+	}
+}
+
 // wideRows is a trace of 10 one-node jobs and one of 100 nodes.
 func wideRows() string {
 	var rows strings.Builder
