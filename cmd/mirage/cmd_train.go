@@ -14,6 +14,7 @@ import (
 
 	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/dqn"
 )
@@ -81,6 +82,7 @@ DIR/calibration.png.
 	f.String("chain-nodes", "", "dqn: comma-separated chain sizes, e.g. 1,8 (empty = the protocol's)")
 	f.String("mode", "", "dqn: window start: cold or warm (empty = the protocol's)")
 	f.Int("nodes", 0, "dqn: partition size (0 = the protocol's)")
+	f.Bool("allow-skip", false, "dqn, forecast: train even when the jobs wider than the partition (skipped) are more than 1% of the jobs or node-hours (otherwise exit status 2)")
 	f.String("dqn-config", "", "dqn: JSON file of hyper-parameters overriding the defaults (the fields of manifest.json's hyper_parameters)")
 	f.String("runtime-model", "", "forecast: run-time model directory (train --model runtime)")
 	f.Int("stride", d.Stride, "forecast: replay every Nth training window")
@@ -385,6 +387,13 @@ func runTrainDQN(cmd *cobra.Command, g *globalOptions, c TrainConfig) error {
 	}
 	if err := checkStudyTrace(c.Study, c.Trace); err != nil {
 		return err
+	}
+	tjobs, err := trace.ReadAllContext(cmd.Context(), c.Trace) // the width check, before the episodes
+	if err != nil {
+		return err
+	}
+	if _, err := checkProtocolFit(spec, tjobs, c.AllowSkip, partitionFlag(c.Study, "--nodes"), g.log()); err != nil {
+		return fmt.Errorf("train --model dqn: %w", err)
 	}
 	budgetH := max(c.OverlapBudget.Hours(), 1e-9) // FitOptions: 0 means the default
 	res, err := dqn.Fit(cmd.Context(), dqn.FitOptions{Trace: c.Trace, Protocol: spec.Name, Spec: &spec, Dir: c.Output, Version: version,

@@ -37,9 +37,12 @@ func runTrainForecast(cmd *cobra.Command, g *globalOptions, c TrainConfig) error
 		return err
 	}
 	began := time.Now()
-	tjobs, err := trace.ReadAll(c.Trace)
+	tjobs, err := trace.ReadAllContext(cmd.Context(), c.Trace)
 	if err != nil {
 		return err
+	}
+	if _, err := checkProtocolFit(spec, tjobs, c.AllowSkip, partitionFlag(c.Study, "--nodes"), g.log()); err != nil {
+		return fmt.Errorf("train --model forecast: %w", err)
 	}
 	jobs, fo, err := spec.Prepare(tjobs)
 	if err != nil {

@@ -104,6 +104,9 @@ type TrainConfig struct {
 	ChainNodes string        `mapstructure:"chain_nodes"`
 	Mode       string        `mapstructure:"mode"`
 	Nodes      int           `mapstructure:"nodes"`
+	// AllowSkip (dqn, forecast) trains on a trace whose jobs wider than
+	// the partition are more than 1 % of its jobs or node-hours.
+	AllowSkip bool `mapstructure:"allow_skip"`
 	// Params are model parameters (train.params.*); zero means the
 	// model's default. Flags --objective, --huber-slope, --max-depth,
 	// --eta, --rounds and --trees override them.

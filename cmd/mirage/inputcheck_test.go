@@ -20,6 +20,9 @@ func TestFitCheck_FeaturesEvaluate(t *testing.T) {
 	}{
 		{"features build", []string{"features", "build", "--trace", tr, "--nodes", "8", "-o", filepath.Join(out, "s.parquet")}, "--nodes"},
 		{"evaluate", []string{"evaluate", "--trace", tr, "--partition", "8", "-o", out}, "--partition"},
+		{"train --model dqn", []string{"train", "--model", "dqn", "--trace", tr, "--protocol", "ls6", "--nodes", "8", "-o", filepath.Join(out, "dqn")}, "--nodes"},
+		{"train --model forecast", []string{"train", "--model", "forecast", "--trace", tr, "--protocol", "ls6", "--nodes", "8",
+			"--runtime-model", filepath.Join(out, "none"), "-o", filepath.Join(out, "fc")}, "--nodes"},
 	} {
 		_, stderr, code := run(t, tt.args...)
 		want := "mirage: " + tt.name + ": the trace does not fit the simulated partition: " + strings.Replace(wideMsg, "FLAG", tt.flag, 1) +
