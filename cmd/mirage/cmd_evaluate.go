@@ -91,6 +91,9 @@ type evaluateSummary struct {
 	Output   string           `json:"output"`
 	WallSec  float64          `json:"wall_sec"`
 	Metrics  evaluate.Metrics `json:"metrics"`
+	// Warnings are the input checks' findings (jobs wider than the
+	// partition, demand far above the trace's usage), as logged.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func parseFloats(flag, s string) ([]float64, error) {
@@ -160,7 +163,8 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := checkProtocolFit(p, tjobs, c.AllowSkip, partitionFlag(c.Study, "--partition"), g.log()); err != nil {
+	warnings, err := checkProtocolFit(p, tjobs, c.AllowSkip, partitionFlag(c.Study, "--partition"), g.log())
+	if err != nil {
 		return fmt.Errorf("evaluate: %w", err)
 	}
 	jobs, fo, err := p.Prepare(tjobs)
@@ -193,7 +197,7 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	if err := evaluate.WriteDir(c.Output, m, res.Rows); err != nil {
 		return err
 	}
-	sum := evaluateSummary{Protocol: p.Name, Output: c.Output, WallSec: time.Since(began).Seconds(), Metrics: m}
+	sum := evaluateSummary{Protocol: p.Name, Output: c.Output, WallSec: time.Since(began).Seconds(), Metrics: m, Warnings: warnings}
 	g.log().Info("evaluated", "protocol", p.Name, "windows", m.Windows, "policies", len(res.Policies), "wall_sec", sum.WallSec)
 	if g.cfg.JSON {
 		b, err := json.MarshalIndent(sum, "", "  ")

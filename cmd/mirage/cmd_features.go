@@ -81,6 +81,9 @@ type featuresSummary struct {
 	InterruptedShare float64 `json:"interrupted_share"`
 	MeanRSec         float64 `json:"mean_r_sec"`
 	TraceSHA256      string  `json:"trace_sha256"`
+	// Warnings are the input checks' findings (jobs wider than the
+	// partition, demand far above the trace's usage), as logged.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // featuresProtocol applies the command-line overrides to the preset.
@@ -179,7 +182,8 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := checkProtocolFit(p, tjobs, c.AllowSkip, partitionFlag(c.Study, "--nodes"), g.log()); err != nil {
+	warnings, err := checkProtocolFit(p, tjobs, c.AllowSkip, partitionFlag(c.Study, "--nodes"), g.log())
+	if err != nil {
 		return fmt.Errorf("features build: %w", err)
 	}
 	jobs, opts, err := p.Prepare(tjobs)
@@ -213,7 +217,7 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 		Windows: s.Windows, ChainSizes: s.ChainSizes, Samples: s.Samples,
 		WallSec: time.Since(began).Seconds(), Output: c.Output, Protocol: p.Name,
 		Features: len(samples.Names), Interrupted: s.Interrupted, InterruptedShare: s.InterruptedShare,
-		MeanRSec: s.MeanRSec, TraceSHA256: traceDigest,
+		MeanRSec: s.MeanRSec, TraceSHA256: traceDigest, Warnings: warnings,
 	}
 	if sum.WallSec > 0 {
 		sum.SamplesPerSec = float64(sum.Samples) / sum.WallSec

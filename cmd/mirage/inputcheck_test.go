@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,5 +31,23 @@ func TestFitCheck_FeaturesEvaluate(t *testing.T) {
 		if code != exitBadInput || !strings.HasSuffix(stderr, want) {
 			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit 2 ending %q", tt.name, code, stderr, want)
 		}
+	}
+}
+
+// TestFitCheck_WarningsInJSON: with --allow-skip the width finding is a
+// warning, in features build's --json summary as in its log.
+func TestFitCheck_WarningsInJSON(t *testing.T) {
+	tr := swfParquet(t, wideRows())
+	stdout, stderr, code := run(t, "features", "build", "--trace", tr, "--nodes", "8", "--allow-skip", "--json",
+		"--start", "2023-01-01T00:00:00", "--windows", "1", "--chain-nodes", "1", "-o", filepath.Join(t.TempDir(), "s.parquet"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var sum struct{ Warnings []string }
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(wideMsg, "FLAG", "--nodes", 1); len(sum.Warnings) == 0 || sum.Warnings[0] != want {
+		t.Errorf("warnings %q, want first %q", sum.Warnings, want)
 	}
 }
