@@ -34,18 +34,7 @@ func (m *Model) DistributionOOF(jobs []trace.Job, blocks int) ([]float32, []bool
 		if !ok[i] {
 			continue
 		}
-		for f := range x.Cols {
-			row[f] = float32(x.Cols[f][r])
-		}
-		dst := pmf[i*nb : (i+1)*nb]
-		if m.approach == ApproachSoftprob {
-			m.softprob.Predict(dst, row)
-			continue
-		}
-		for k, hd := range m.heads {
-			cdf[k] = float64(hd.Predict(row))
-		}
-		copy(dst, pmfFromCDF(cdf))
+		m.predictRow(pmf[i*nb:(i+1)*nb], x, r, row, cdf)
 	}
 	return pmf, ok
 }

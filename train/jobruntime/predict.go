@@ -79,18 +79,24 @@ func (m *Model) Distribution(jobs []trace.Job) ([]float32, []bool) {
 	row := make([]float32, len(x.Cols))
 	cdf := make([]float64, len(m.heads))
 	for r, i := range rows {
-		for f := range x.Cols {
-			row[f] = float32(x.Cols[f][r])
-		}
-		dst := out[i*nb : (i+1)*nb]
-		if m.approach == ApproachSoftprob {
-			m.softprob.Predict(dst, row)
-			continue
-		}
-		for k, hd := range m.heads {
-			cdf[k] = float64(hd.Predict(row))
-		}
-		copy(dst, pmfFromCDF(cdf))
+		m.predictRow(out[i*nb:(i+1)*nb], x, r, row, cdf)
 	}
 	return out, ok
+}
+
+// predictRow writes the distribution over the ratio bins of row r of x
+// into dst (one value per bin); row and cdf are scratch space of
+// len(x.Cols) and one value per head.
+func (m *Model) predictRow(dst []float32, x *Matrix, r int, row []float32, cdf []float64) {
+	for f := range x.Cols {
+		row[f] = float32(x.Cols[f][r])
+	}
+	if m.approach == ApproachSoftprob {
+		m.softprob.Predict(dst, row)
+		return
+	}
+	for k, hd := range m.heads {
+		cdf[k] = float64(hd.Predict(row))
+	}
+	copy(dst, pmfFromCDF(cdf))
 }
