@@ -77,6 +77,7 @@ func (s *Sim) refreshBounds() {
 			x.orders[k].slots = append(x.orders[k].slots, x.active...)
 		}
 	}
+	eb := s.entryBounder()
 	for _, i := range x.orders[0].slots {
 		u := &x.users[i]
 		u.fsMax = s.fairShareMax(int(i))
@@ -84,7 +85,7 @@ func (s *Sim) refreshBounds() {
 		for kind := listUncapped; kind < numLists; kind++ {
 			if l := u.lists[kind]; len(l) > 0 {
 				k := boundKind(kind)
-				u.bound[k] = max(u.bound[k], s.entryBound(l[0].key, kind, u.fsMax))
+				u.bound[k] = max(u.bound[k], eb.bound(l[0].key, kind, u.fsMax))
 			}
 		}
 	}
@@ -129,7 +130,7 @@ func (s *Sim) fairShareMax(i int) float64 {
 	if u >= len(s.usage) || x.totalMax <= 0 {
 		return 1
 	}
-	return math.Exp2(-s.usage[u] / x.totalMax * float64(s.users))
+	return exp2Upper(-s.usage[u] / x.totalMax * float64(s.users))
 }
 
 // entryBound returns the bound of a list entry of kind with key (and of
@@ -137,16 +138,60 @@ func (s *Sim) fairShareMax(i int) float64 {
 // stays below fsMax, with room for rounding: for a capped entry, its
 // priority until boundUntil; for an uncapped one, that minus ageShift.
 func (s *Sim) entryBound(key float64, kind uint8, fsMax float64) float64 {
+	eb := s.entryBounder()
+	return eb.bound(key, kind, fsMax)
+}
+
+// entryBounder is entryBound with what it reads of the simulation
+// computed once, for many entries at one time.
+type entryBounder struct {
+	usable             bool
+	age, fsw, shiftAbs float64
+}
+
+func (s *Sim) entryBounder() entryBounder {
 	pc := &s.cfg.Priority
-	if !s.boundsUsable() {
+	return entryBounder{usable: s.boundsUsable(), age: pc.AgeWeight, fsw: pc.FairShareWeight, shiftAbs: math.Abs(s.ageShift())}
+}
+
+func (eb *entryBounder) bound(key float64, kind uint8, fsMax float64) float64 {
+	if !eb.usable {
 		return math.Inf(1) // every user is evaluated, as without bounds
 	}
 	b := key
 	if isCapped(kind) {
-		b += pc.AgeWeight
+		b += eb.age
 	}
-	b += pc.FairShareWeight * fsMax
-	return b + 1e-6*(1+math.Abs(b)+math.Abs(s.ageShift()))
+	b += eb.fsw * fsMax
+	return b + 1e-6*(1+math.Abs(b)+eb.shiftAbs)
+}
+
+// exp2Steps is the number of table steps per octave of exp2Upper.
+const (
+	exp2Shift = 10
+	exp2Steps = 1 << exp2Shift
+)
+
+// exp2Table holds 2^(r/exp2Steps) for r in [0, exp2Steps].
+var exp2Table = func() (t [exp2Steps + 1]float64) {
+	for r := range t {
+		t[r] = math.Exp2(float64(r) / exp2Steps)
+	}
+	return t
+}()
+
+// exp2Upper returns an upper bound of 2^x for x <= 0, above it by at
+// most a factor 2^(1/exp2Steps) (0.07 %), up to one rounding of the
+// table's values (entryBound's slack covers it): a fair-share bound
+// needs no more, and a table step is several times cheaper than
+// math.Exp2. It is exact for NaN and for x below -1000.
+func exp2Upper(x float64) float64 {
+	if !(x > -1000 && x <= 0) {
+		return math.Exp2(x)
+	}
+	n := int64(math.Floor(x*exp2Steps)) + 1 // 2^x <= 2^(n/exp2Steps), rounding of x*exp2Steps included
+	q, r := n>>exp2Shift, n&(exp2Steps-1)   // n = q*exp2Steps + r, 0 <= r < exp2Steps
+	return exp2Table[r] * math.Float64frombits(uint64(q+1023)<<52)
 }
 
 // raiseBound makes user slot i's bounds cover job id, newly queued.

@@ -32,3 +32,9 @@ func SortedOrder(s *Sim) []JobID {
 	}
 	return out
 }
+
+// NoSkipRun makes s's backfill passes skip jobs one by one.
+func NoSkipRun(s *Sim) { s.noSkipRun = true }
+
+// BulkSkipped returns how many jobs s's backfill passes skipped in bulk.
+func BulkSkipped(s *Sim) int64 { return s.bulkSkipped }

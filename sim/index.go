@@ -29,7 +29,6 @@ type prioIndex struct {
 	base  int64     // time origin of the keys, Unix seconds
 	key   []float64 // per JobID: the job's sort key in its list
 	where []uint8   // per JobID: listNone or the list kind it is in
-	taken []uint32  // per JobID: the pass generation that yielded it
 	users []userLists
 	// active lists the user slots whose lists are not empty, in no
 	// particular order (a pass's result does not depend on it);
@@ -66,6 +65,12 @@ type entry struct {
 	limit  int64 // Job.LimitSec
 	id     JobID
 	nodes  int32
+	// taken is the pass generation that yielded the entry, and dead
+	// marks a stale entry (the job left the list): kept in the entry, not
+	// per JobID, so a pass reads its lists without touching the job
+	// tables.
+	taken uint32
+	dead  bool
 }
 
 const (
@@ -205,13 +210,13 @@ func (s *Sim) mergeRecent(u *userLists) {
 	out := make([]entry, 0, max(0, len(a)+len(b)-u.stale[listCapped]-u.stale[listRecent]))
 	for i, j := 0, 0; i < len(a) || j < len(b); {
 		if j == len(b) || i < len(a) && s.indexCmp(a[i], b[j]) <= 0 {
-			if x.where[a[i].id] == listCapped {
+			if !a[i].dead {
 				out = append(out, a[i])
 			}
 			i++
 			continue
 		}
-		if x.where[b[j].id] == listRecent {
+		if !b[j].dead {
 			x.where[b[j].id] = listCapped
 			out = append(out, b[j])
 		}
@@ -239,7 +244,14 @@ func (s *Sim) indexRemove(id JobID) {
 		return
 	}
 	u := &x.users[s.slot(id)]
-	u.stale[x.where[id]]++
+	k := x.where[id]
+	l := u.lists[k]
+	i, found := slices.BinarySearchFunc(l, entry{key: x.key[id], submit: s.jobs[id].Submit, id: id}, s.indexCmp)
+	if !found {
+		panic("sim: indexed job missing from its list")
+	}
+	l[i].dead = true
+	u.stale[k]++
 	x.where[id] = listNone
 	if !u.dirty {
 		u.dirty = true
@@ -256,7 +268,6 @@ func (x *prioIndex) grow(n int) {
 	}
 	x.key = append(x.key, make([]float64, n-len(x.key))...)
 	x.where = append(x.where, make([]uint8, n-len(x.where))...)
-	x.taken = append(x.taken, make([]uint32, n-len(x.taken))...)
 }
 
 // prepareIndex moves the jobs that reached the age cap to their user's
@@ -284,12 +295,12 @@ func (s *Sim) prepareIndex() {
 			// there at once (amortised O(1) per job), the rest when they
 			// are half the list.
 			h := 0
-			for h < len(l) && x.where[l[h].id] != k {
+			for h < len(l) && l[h].dead {
 				h++
 			}
 			l, u.stale[k] = l[h:], u.stale[k]-h
 			if u.stale[k] > 0 && 2*u.stale[k] >= len(l) {
-				l = slices.DeleteFunc(l, func(e entry) bool { return x.where[e.id] != k })
+				l = slices.DeleteFunc(l, func(e entry) bool { return e.dead })
 				u.stale[k] = 0
 			}
 			u.lists[k] = l
@@ -314,8 +325,10 @@ type passIter struct {
 	total float64
 	heap  []int32   // evaluated user slots with a candidate, by their candidate
 	cand  []entry   // per slot: its next job
+	pos   []listPos // per slot: where that job's entry is
 	last  entry     // the job next returned last
 	prio  []float64 // per slot: that job's priority
+	fs    []float64 // per slot: its fair-share input (fairShare), set when evaluated
 	scan  [2]int    // users prioIndex.orders[k][:scan[k]] are evaluated
 	shift float64   // ageShift: what the uncapped bounds leave out
 	// bandBase is band(0): band(key) is bandBase + 1e-9·|key| up to
@@ -326,6 +339,13 @@ type passIter struct {
 	ref    bool
 	sorted []JobID
 	at     int
+}
+
+// listPos is an entry's place in its user's lists: lists do not change
+// shape during a pass (a job that leaves only marks its entry dead).
+type listPos struct {
+	k uint8
+	m int32
 }
 
 // byPriority returns an iterator over the pending jobs (ghosts
@@ -339,10 +359,12 @@ func (s *Sim) byPriority() *passIter {
 	it := &s.scratch.iter
 	// cand and prio keep their length: a slot's values are set when it is
 	// evaluated (advance), before they are read.
-	*it = passIter{s: s, total: s.usageTotal, heap: it.heap[:0], cand: it.cand, prio: it.prio}
+	*it = passIter{s: s, total: s.usageTotal, heap: it.heap[:0], cand: it.cand, pos: it.pos, prio: it.prio, fs: it.fs}
 	for len(it.cand) < len(x.users) {
 		it.cand = append(it.cand, entry{id: NoJob})
+		it.pos = append(it.pos, listPos{})
 		it.prio = append(it.prio, 0)
+		it.fs = append(it.fs, 0)
 	}
 	if s.cfg.Priority.FairShareWeight != 0 && len(s.scratch.fs) < s.users {
 		s.scratch.fs = make([]float64, s.users+s.users/2+1)
@@ -372,42 +394,74 @@ func (it *passIter) band(key float64) float64 {
 // advance sets slot i's candidate: the first of its remaining jobs in
 // exact order. It reports false when the user has none left.
 func (it *passIter) advance(i int) bool {
-	s, x := it.s, it.s.idx
+	e, p, at, ok := it.best(i, listNone)
+	it.cand[i], it.prio[i], it.pos[i] = e, p, at
+	return ok
+}
+
+// best returns slot i's first remaining job in exact order among its
+// lists other than skip (listNone: all of them), with its priority and
+// place, and false when there is none. It moves the lists' cursors past
+// taken and stale entries.
+func (it *passIter) best(i int, skip uint8) (entry, float64, listPos, bool) {
+	x := it.s.idx
 	u := &x.users[i]
-	best, bestP, bestE := NoJob, 0.0, entry{}
-	fs := it.fairShare(i)
+	found, bestP, bestE, bestAt := false, 0.0, entry{}, listPos{}
+	fs := it.fs[i]
 	for k := listUncapped; k < numLists; k++ {
+		if k == skip {
+			continue
+		}
 		l := u.lists[k]
 		c := u.cur[k]
-		for c < len(l) && (x.where[l[c].id] != k || x.taken[l[c].id] == x.gen) {
+		for c < len(l) && (l[c].dead || l[c].taken == x.gen) {
 			c++
 		}
 		u.cur[k] = c
 		if c == len(l) {
 			continue
 		}
-		lo := l[c].key - (it.bandBase + 1e-9*math.Abs(l[c].key))
+		lo := l[c].key - it.band2(l[c].key)
 		prev := -1 // the last entry evaluated: a job with the same inputs has the same priority and comes later
 		for m := c; m < len(l) && l[m].key >= lo; m++ {
 			e := &l[m]
-			if x.where[e.id] != k || x.taken[e.id] == x.gen {
+			if e.dead || e.taken == x.gen {
 				continue
 			}
-			if prev >= 0 && e.key == l[prev].key && e.nodes == l[prev].nodes && (isCapped(k) || e.from == l[prev].from) {
+			if prev >= 0 && sameInputs(e, &l[prev], k) {
 				if isCapped(k) { // the whole run of this size has prev's priority: skip it
 					m = u.endOfRun(k, l, m) - 1
 				}
 				continue
 			}
 			prev = m
-			p := s.priorityFrom(e.nodes, e.from, fs)
-			if best == NoJob || before(e, p, &bestE, bestP) {
-				best, bestP, bestE = e.id, p, *e
+			p := it.priority(e, k, fs)
+			if !found || before(e, p, &bestE, bestP) {
+				found, bestP, bestE, bestAt = true, p, *e, listPos{k: k, m: int32(m)}
 			}
 		}
 	}
-	it.cand[i], it.prio[i] = bestE, bestP
-	return best != NoJob
+	return bestE, bestP, bestAt, found
+}
+
+// band2 is band(key) as the iterator computes it: bandBase plus the
+// key's share.
+func (it *passIter) band2(key float64) float64 { return it.bandBase + 1e-9*math.Abs(key) }
+
+// sameInputs reports whether two entries of list kind k have the same
+// priority inputs, and so the same priority (their order is then the
+// list's: submission, then ID).
+func sameInputs(a, b *entry, k uint8) bool {
+	return a.key == b.key && a.nodes == b.nodes && (isCapped(k) || a.from == b.from)
+}
+
+// priority returns the exact priority of entry e of list kind k for a
+// user with fair-share input fs (priorityFrom's float).
+func (it *passIter) priority(e *entry, k uint8, fs float64) float64 {
+	if isCapped(k) {
+		return it.s.priorityCapped(e.key, fs)
+	}
+	return it.s.priorityFrom(e.nodes, e.from, fs)
 }
 
 // fairShare returns user slot i's fair-share term input for this pass:
@@ -471,23 +525,7 @@ func (it *passIter) down(i int) {
 func (it *passIter) evaluate() {
 	x := it.s.idx
 	for {
-		next, nb := -1, 0.0 // the order whose next unevaluated user has the largest bound
-		for k := range x.orders {
-			o := x.orders[k].slots
-			for it.scan[k] < len(o) && x.users[o[it.scan[k]]].evalGen == x.gen {
-				it.scan[k]++
-			}
-			if it.scan[k] == len(o) {
-				continue
-			}
-			b := x.users[o[it.scan[k]]].bound[k]
-			if k == 0 {
-				b += it.shift
-			}
-			if next < 0 || b > nb {
-				next, nb = k, b
-			}
-		}
+		next, nb := it.nextBound()
 		if next < 0 || len(it.heap) > 0 && nb < it.prio[it.heap[0]] {
 			return
 		}
@@ -496,11 +534,38 @@ func (it *passIter) evaluate() {
 		u := &x.users[i]
 		u.evalGen, u.cur, u.runFrom, u.runEnd = x.gen, [numLists]int{}, [numLists]int{}, [numLists]int{}
 		it.s.work.UsersEvaluated++
+		it.fs[i] = it.fairShare(int(i))
 		if it.advance(int(i)) {
 			it.heap = append(it.heap, i)
 			it.up(len(it.heap) - 1)
 		}
 	}
+}
+
+// nextBound returns the bound order whose next unevaluated user has the
+// largest bound, and that bound (with the age shift for uncapped
+// bounds); -1 when every user is evaluated. No unevaluated user has a
+// job of higher priority than the bound.
+func (it *passIter) nextBound() (int, float64) {
+	x := it.s.idx
+	next, nb := -1, 0.0
+	for k := range x.orders {
+		o := x.orders[k].slots
+		for it.scan[k] < len(o) && x.users[o[it.scan[k]]].evalGen == x.gen {
+			it.scan[k]++
+		}
+		if it.scan[k] == len(o) {
+			continue
+		}
+		b := x.users[o[it.scan[k]]].bound[k]
+		if k == 0 {
+			b += it.shift
+		}
+		if next < 0 || b > nb {
+			next, nb = k, b
+		}
+	}
+	return next, nb
 }
 
 func (it *passIter) up(i int) {
@@ -537,7 +602,9 @@ func (it *passIter) next() (JobID, float64, bool) {
 		i := it.heap[0]
 		e, p := it.cand[i], it.prio[i]
 		id := e.id
-		x.taken[id] = x.gen
+		at := it.pos[i]
+		le := &x.users[i].lists[at.k][at.m]
+		le.taken = x.gen
 		if !it.advance(int(i)) {
 			n := len(it.heap) - 1
 			it.heap[0] = it.heap[n]
@@ -546,7 +613,7 @@ func (it *passIter) next() (JobID, float64, bool) {
 		if len(it.heap) > 0 {
 			it.down(0)
 		}
-		if x.where[id] == listNone { // started or left since it became the candidate
+		if le.dead { // started or left since it became the candidate
 			continue
 		}
 		it.last = e

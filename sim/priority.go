@@ -83,6 +83,18 @@ func (s *Sim) priorityFrom(nodes int32, from int64, fs float64) float64 {
 	return p
 }
 
+// priorityCapped is priorityFrom for a job whose age reached the cap,
+// from its size term (sizeTerm, a capped list's key): its age factor is
+// exactly 1, so no division is needed, and the float is priorityFrom's.
+func (s *Sim) priorityCapped(size, fs float64) float64 {
+	pc := &s.cfg.Priority
+	p := size + pc.AgeWeight
+	if fs >= 0 {
+		p += pc.FairShareWeight * fs
+	}
+	return p
+}
+
 // order returns the pending jobs by descending priority, then submission,
 // then ID: a total order, so passes are deterministic. The slice is
 // scratch space, valid until the next call.

@@ -60,6 +60,11 @@ type Sim struct {
 	// forceSteps plans backfill on the step list even where the slot grid
 	// applies (a test hook: both must plan alike).
 	forceSteps bool
+	// noSkipRun makes backfill passes step over every skipped job one
+	// by one (skipRun off), for tests; bulkSkipped counts the jobs skipRun
+	// consumed.
+	noSkipRun   bool
+	bulkSkipped int64
 	// reference runs every pass the plain way, as a reference for tests:
 	// a full sort of the queue instead of the index and its bounds, and
 	// backfill passes that never stop early.
