@@ -80,6 +80,7 @@ bench: setup build
 	scripts/bench-scale.sh
 	scripts/bench-scale-study.sh
 	scripts/bench-replay-memory.sh 5000000
+	scripts/bench-trace-stats-memory.sh 10000000
 	scripts/bench-dqn.sh
 	scripts/bench-hardening.sh $(BIN)
 

@@ -141,10 +141,13 @@ const bucketUnlimited = "unlimited"
 const statsBatch = 4096
 
 // ComputeStats reads r to the end and summarizes its jobs. It does not
-// close r. Memory grows by two float64 per job (its wait and run time),
-// doubled while the trace has more than one partition; everything else
-// is bounded by the number of distinct users, node counts, limits and
-// months. ctx is checked between batches of jobs.
+// close r. Its memory grows with the number of distinct values, not of
+// jobs: distinct wait and run times (16 bytes each, at the trace's
+// millisecond precision, plus a merge buffer of a quarter as many
+// values, at least 16,384), users, node counts, limits and months, for
+// the whole trace and again per partition when there are several. The
+// quantiles are exact, bit for bit those of QuantilesOf over every job's
+// value. ctx is checked between batches of jobs.
 func ComputeStats(ctx context.Context, r *Reader) (Stats, error) {
 	var b statsBuilder
 	buf := make([]Job, statsBatch)
@@ -301,7 +304,7 @@ type statsAcc struct {
 	startUnknown     int64
 	first, last      time.Time
 	users            map[userKey]struct{}
-	waits, runs      []float64       // seconds
+	waits, runs      durationSample
 	nodes            map[int32]int64 // NNodes -> jobs
 	limits           map[int64]int64 // TimelimitSec -> jobs, NoLimit included
 	months           map[int]int64   // 12*year + month-1 -> jobs
@@ -332,10 +335,10 @@ func (a *statsAcc) add(j *Job) {
 		a.users[userKey{uid: j.UID}] = struct{}{}
 	}
 	if d, ok := j.Wait(); ok {
-		a.waits = append(a.waits, d.Seconds())
+		a.waits.add(d)
 	}
 	if d, ok := j.RunTime(); ok {
-		a.runs = append(a.runs, d.Seconds())
+		a.runs.add(d)
 	}
 	if j.HitLimit() {
 		a.hit++
@@ -353,21 +356,21 @@ func (a *statsAcc) add(j *Job) {
 func (a *statsAcc) clone() *statsAcc {
 	c := *a
 	c.users = maps.Clone(a.users)
-	c.waits = slices.Clone(a.waits)
-	c.runs = slices.Clone(a.runs)
+	c.waits = a.waits.clone()
+	c.runs = a.runs.clone()
 	c.nodes = maps.Clone(a.nodes)
 	c.limits = maps.Clone(a.limits)
 	c.months = maps.Clone(a.months)
 	return &c
 }
 
-// stats returns the accumulated Stats; it sorts a's samples.
+// stats returns the accumulated Stats; it merges a's sample buffers.
 func (a *statsAcc) stats() Stats {
 	s := Stats{
 		Jobs:             a.jobs,
 		Users:            int64(len(a.users)),
-		WaitSec:          QuantilesOf(a.waits),
-		RunSec:           QuantilesOf(a.runs),
+		WaitSec:          a.waits.quantiles(),
+		RunSec:           a.runs.quantiles(),
 		TimeoutJobs:      a.hit,
 		CancelledPending: a.never,
 		StartUnknown:     a.startUnknown,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -406,5 +407,110 @@ func TestStatsOf_NoKnownWait(t *testing.T) {
 	const want = "wait           -  (no job has a known wait: 2 ran from a start the trace did not record, 0 never ran)\n"
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("text:\n%s\nwant the line %q", b.String(), want)
+	}
+}
+
+// statsReference is StatsOf as it was before ComputeStats kept its wait
+// and run times as durationSamples: those quantiles from QuantilesOf over
+// every job's value in seconds, for the trace and each partition.
+func statsReference(jobs []trace.Job) trace.Stats {
+	quantiles := func(part *string) (wait, run trace.Quantiles) {
+		var ws, rs []float64
+		for i := range jobs {
+			j := &jobs[i]
+			if part != nil && j.Partition != *part {
+				continue
+			}
+			if d, ok := j.Wait(); ok {
+				ws = append(ws, d.Seconds())
+			}
+			if d, ok := j.RunTime(); ok {
+				rs = append(rs, d.Seconds())
+			}
+		}
+		return trace.QuantilesOf(ws), trace.QuantilesOf(rs)
+	}
+	s := trace.StatsOf(jobs)
+	s.WaitSec, s.RunSec = quantiles(nil)
+	for i := range s.Partitions {
+		p := &s.Partitions[i]
+		p.WaitSec, p.RunSec = quantiles(&p.Partition)
+	}
+	return s
+}
+
+// statsRandomJobs returns n jobs in three partitions with times at
+// nanosecond precision: waits from -1 h to 3 days (some negative), run
+// times up to 2 days, some unknown starts and ends.
+func statsRandomJobs(r *rand.Rand, n int) []trace.Job {
+	jobs := make([]trace.Job, n)
+	for i := range jobs {
+		j := trace.NewJob()
+		j.JobID, j.JobIDRaw = strconv.Itoa(i+1), int64(i+1)
+		j.Partition, j.UID, j.NNodes = []string{"a", "b", ""}[r.IntN(3)], int64(r.IntN(50)), int32(1+r.IntN(8))
+		j.State, j.TimelimitSec = trace.StateCompleted, []int64{1800, 3600, 86400, trace.NoLimit}[r.IntN(4)]
+		j.Submit = statsT0.Add(time.Duration(r.Int64N(int64(90 * 24 * time.Hour))))
+		unit := []time.Duration{time.Second, time.Millisecond, 1}[r.IntN(3)]
+		if r.IntN(20) > 0 {
+			j.Start = j.Submit.Add(time.Duration(r.Int64N(3*86400*int64(time.Second/unit))-int64(time.Hour/unit)) * unit)
+			if r.IntN(20) > 0 {
+				j.End = j.Start.Add(time.Duration(r.Int64N(2*86400*int64(time.Second/unit))) * unit)
+			}
+		}
+		jobs[i] = j
+	}
+	return jobs
+}
+
+// TestStatsOf_Reference checks that the wait and run quantiles are those
+// of QuantilesOf over every job (statsReference), bit for bit, so that
+// the JSON and text forms are byte for byte what they were: in memory at
+// nanosecond precision, and read back from Parquet (milliseconds) by
+// ComputeStats.
+func TestStatsOf_Reference(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 11))
+	for _, n := range []int{0, 1, 2, 17, 1000, 50000} {
+		jobs := statsRandomJobs(r, n)
+		t.Run("StatsOf"+strconv.Itoa(n), func(t *testing.T) {
+			statsCheckSame(t, trace.StatsOf(jobs), statsReference(jobs))
+		})
+		t.Run("ComputeStats"+strconv.Itoa(n), func(t *testing.T) {
+			path := statsWriteTrace(t, jobs, trace.WriterOptions{RowGroupRows: 7000})
+			back, err := trace.ReadAll(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := trace.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			got, err := trace.ComputeStats(context.Background(), r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			statsCheckSame(t, got, statsReference(back))
+		})
+	}
+}
+
+// statsCheckSame compares the JSON and text forms of got and want byte
+// for byte.
+func statsCheckSame(t *testing.T, got, want trace.Stats) {
+	t.Helper()
+	for _, form := range []struct {
+		name  string
+		write func(trace.Stats, io.Writer) error
+	}{{"JSON", trace.Stats.WriteJSON}, {"text", trace.Stats.WriteText}} {
+		var g, w bytes.Buffer
+		if err := form.write(got, &g); err != nil {
+			t.Fatal(err)
+		}
+		if err := form.write(want, &w); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(g.Bytes(), w.Bytes()) {
+			t.Errorf("%s differs from the reference:\n got: %s\nwant: %s", form.name, g.Bytes(), w.Bytes())
+		}
 	}
 }
