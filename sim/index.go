@@ -36,8 +36,11 @@ type prioIndex struct {
 	active []int32
 	// cross holds the uncapped jobs by when they reach the age cap: events
 	// of (at, job), ordered by time, then job (seq is the JobID).
-	cross eventHeap
-	gen   uint32
+	cross crossQueue
+	// hint is where the job the last pass yielded is listed, so removing
+	// it when it starts needs no search.
+	hint hintPos
+	gen  uint32
 	// dirty lists the user slots with entries gone stale since the last
 	// prepareIndex (userLists.dirty marks them).
 	dirty []int32
@@ -246,9 +249,13 @@ func (s *Sim) indexRemove(id JobID) {
 	u := &x.users[s.slot(id)]
 	k := x.where[id]
 	l := u.lists[k]
-	i, found := slices.BinarySearchFunc(l, entry{key: x.key[id], submit: s.jobs[id].Submit, id: id}, s.indexCmp)
-	if !found {
-		panic("sim: indexed job missing from its list")
+	i := int(x.hint.m)
+	if h := x.hint; h.id != id || h.slot != int32(s.slot(id)) || h.k != k || i >= len(l) || l[i].id != id || l[i].dead {
+		var found bool
+		i, found = slices.BinarySearchFunc(l, entry{key: x.key[id], submit: s.jobs[id].Submit, id: id}, s.indexCmp)
+		if !found {
+			panic("sim: indexed job missing from its list")
+		}
 	}
 	l[i].dead = true
 	u.stale[k]++
@@ -275,7 +282,7 @@ func (x *prioIndex) grow(n int) {
 // call, drops stale entries where they outnumber live ones.
 func (s *Sim) prepareIndex() {
 	x := s.idx
-	for len(x.cross) > 0 && x.cross[0].at <= s.now {
+	for e, ok := x.cross.peek(); ok && e.at <= s.now; e, ok = x.cross.peek() {
 		id := x.cross.pop().job
 		if x.where[id] != listUncapped {
 			continue
@@ -339,6 +346,14 @@ type passIter struct {
 	ref    bool
 	sorted []JobID
 	at     int
+}
+
+// hintPos is prioIndex.hint: a job and where its entry is.
+type hintPos struct {
+	id   JobID
+	slot int32
+	k    uint8
+	m    int32
 }
 
 // listPos is an entry's place in its user's lists: lists do not change
@@ -605,6 +620,7 @@ func (it *passIter) next() (JobID, float64, bool) {
 		at := it.pos[i]
 		le := &x.users[i].lists[at.k][at.m]
 		le.taken = x.gen
+		x.hint = hintPos{id: id, slot: i, k: at.k, m: at.m}
 		if !it.advance(int(i)) {
 			n := len(it.heap) - 1
 			it.heap[0] = it.heap[n]
