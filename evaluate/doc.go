@@ -32,6 +32,15 @@
 // values beside it (evaluate --sweep). The validation windows replayed
 // here take no part in any choice.
 //
+// A model trained on samples with the run-time model column
+// (features.ModelEstimateName; train.Manifest.RuntimeModel) computes it
+// at each decision time with that run-time model's predictions
+// (FeatureRunTimes' rule: out of fold for its training period), bound by
+// BindTrace and re-indexed by the window's job IDs
+// (DecisionContext.JobIndex); NewModel refuses it (ErrRuntimeModel) when
+// the run-time model is gone or its model digest differs from the one
+// the samples were built with.
+//
 // Forecast (forecast:DIR) and RuntimeEstimate (runtime-estimate:DIR) use
 // the run-time model of train --model runtime (RunTimes, bound to the
 // jobs by BindTrace). RuntimeEstimate plans the scheduler's estimate with

@@ -92,6 +92,7 @@ func (f *Forecaster) ProbLate(ctx context.Context, c *DecisionContext) (float64,
 	pEnd := c.ExpectedPEnd()
 	late := 0
 	rho := min(max(f.Correlation, 0), 1)
+	rt := c.runTimes(f.RT)
 	for range k {
 		zc := rng.NormFloat64() // the rollout's common factor
 		over := make([]sim.RunOverride, len(live))
@@ -104,7 +105,7 @@ func (f *Forecaster) ProbLate(ctx context.Context, c *DecisionContext) (float64,
 					el = now - l.Start
 				}
 				z := math.Sqrt(rho)*zc + math.Sqrt(1-rho)*rng.NormFloat64()
-				run = f.RT.At(0.5*math.Erfc(-z/math.Sqrt2), l.ID, el, j.LimitSec)
+				run = rt.At(0.5*math.Erfc(-z/math.Sqrt2), l.ID, el, j.LimitSec)
 			}
 			over[i] = sim.RunOverride{ID: l.ID, RunSec: run}
 		}
@@ -257,7 +258,7 @@ func (p *RuntimeEstimate) Name() string { return p.Label }
 
 // Score returns the estimate of Q's start minus P's expected end, hours.
 func (p *RuntimeEstimate) Score(c *DecisionContext) float64 {
-	est, ok := c.Sim.EstimatedStartWith(c.Q, p.RT.MedianSec)
+	est, ok := c.Sim.EstimatedStartWith(c.Q, c.runTimes(p.RT).MedianSec)
 	if !ok {
 		est = c.Now + c.Sim.Config().Backfill.WindowSec
 	}
@@ -387,19 +388,26 @@ func newForecastPolicy(label, kind, dir string) (Policy, error) {
 
 // BindTrace gives the forecast and runtime-estimate policies of ps the
 // run-time model's predictions of the simulator jobs sjobs (from the
-// trace jobs tjobs, features.Protocol.Prepare), each model directory
-// predicted once. Replay needs it before those policies decide.
+// trace jobs tjobs, features.Protocol.Prepare), and the model policies
+// whose features need a run-time model (train.Manifest.RuntimeModel)
+// its predictions as FeatureRunTimes makes them (out of fold for the
+// model's training period), each model directory predicted once per kind.
+// Replay needs it before those policies decide.
 func BindTrace(ps []Policy, tjobs []trace.Job, sjobs []sim.Job) error {
-	rts := map[string]*RunTimes{}
-	get := func(dir string) (*RunTimes, error) {
-		if rt, ok := rts[dir]; ok {
+	type key struct {
+		dir string
+		oof bool
+	}
+	rts := map[key]*RunTimes{}
+	get := func(dir string, oof bool) (*RunTimes, error) {
+		if rt, ok := rts[key{dir, oof}]; ok {
 			return rt, nil
 		}
-		rt, err := NewRunTimes(dir, tjobs, sjobs, false)
+		rt, err := NewRunTimes(dir, tjobs, sjobs, oof)
 		if err != nil {
 			return nil, err
 		}
-		rts[dir] = rt
+		rts[key{dir, oof}] = rt
 		return rt, nil
 	}
 	for _, p := range ps {
@@ -407,11 +415,17 @@ func BindTrace(ps []Policy, tjobs []trace.Job, sjobs []sim.Job) error {
 		switch p := p.(type) {
 		case *Forecast:
 			if p.F.RT == nil {
-				p.F.RT, err = get(p.dir)
+				p.F.RT, err = get(p.dir, false)
 			}
 		case *RuntimeEstimate:
 			if p.RT == nil {
-				p.RT, err = get(p.dir)
+				p.RT, err = get(p.dir, false)
+			}
+		case *Model:
+			if dir := p.runtimeDir(); dir != "" && p.RT == nil {
+				if err = checkRuntimeModel(dir, p.Artifact.Manifest.RuntimeModelSHA256); err == nil {
+					p.RT, err = get(dir, true)
+				}
 			}
 		}
 		if err != nil {
@@ -421,8 +435,9 @@ func BindTrace(ps []Policy, tjobs []trace.Job, sjobs []sim.Job) error {
 	return nil
 }
 
-// checkBound returns an error for a forecast or runtime-estimate policy
-// without predictions (BindTrace not called).
+// checkBound returns an error for a forecast, runtime-estimate or
+// run-time-feature model policy without predictions (BindTrace not
+// called).
 func checkBound(ps []Policy) error {
 	for _, p := range ps {
 		switch p := p.(type) {
@@ -433,6 +448,10 @@ func checkBound(ps []Policy) error {
 		case *RuntimeEstimate:
 			if p.RT == nil {
 				return fmt.Errorf("%w: %s: no run-time predictions (evaluate.BindTrace)", ErrPolicy, p.Label)
+			}
+		case *Model:
+			if p.runtimeDir() != "" && p.RT == nil {
+				return fmt.Errorf("%w: %s: no run-time predictions for its features (evaluate.BindTrace)", ErrPolicy, p.Label)
 			}
 		}
 	}

@@ -167,6 +167,7 @@ func forecastWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, f
 	pEnd := pStart + p.RunSec
 	probes := features.ProbeGrid(nil, *fo.Grid, p.Submit, pStart, pStart+p.LimitSec, pEnd)
 	pmax := 0.0
+	local := map[*RunTimes]*RunTimes{} // run-time predictions by window job ID
 	for _, t := range probes {
 		if err := tl.Advance(ctx, t); err != nil {
 			return fu, err
@@ -174,7 +175,7 @@ func forecastWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, f
 		st, started := s.Started(pid)
 		q := tl.Q()
 		q.Submit = t
-		dc := &DecisionContext{Now: t, Sim: s, P: p, PID: pid, Q: q, PStarted: started, PStart: st}
+		dc := &DecisionContext{Now: t, Sim: s, P: p, PID: pid, Q: q, PStarted: started, PStart: st, JobIndex: tl.JobIndex(), local: local}
 		prob := 1.0
 		if pmax < 1 {
 			if prob, err = fc.ProbLate(ctx, dc); err != nil {

@@ -32,6 +32,13 @@ type DecisionContext struct {
 	PStart   int64
 	// RecentMeanWaitSec is the mean wait of the last 100 started jobs.
 	RecentMeanWaitSec float64
+	// JobIndex maps Sim's job IDs to the indices of the jobs run-time
+	// predictions (RunTimes) are made for (features.Timeline.JobIndex);
+	// nil means the identity (Sim holds those jobs under their indices).
+	JobIndex []int
+	// local caches RunTimes.Local per run-time model; shared by the
+	// contexts of one window (nil: not cached).
+	local map[*RunTimes]*RunTimes
 
 	feats    []float64
 	featsErr error
@@ -56,6 +63,22 @@ func (c *DecisionContext) memo(key any, f func() (float64, error)) (float64, err
 	}
 	c.memos[key] = memoEntry{v, err}
 	return v, err
+}
+
+// runTimes returns rt indexed by Sim's job IDs (RunTimes.Local with
+// JobIndex; rt itself when JobIndex is nil).
+func (c *DecisionContext) runTimes(rt *RunTimes) *RunTimes {
+	if c.JobIndex == nil {
+		return rt
+	}
+	if l, ok := c.local[rt]; ok {
+		return l
+	}
+	l := rt.Local(c.JobIndex)
+	if c.local != nil {
+		c.local[rt] = l
+	}
+	return l
 }
 
 // ExpectedPEnd is P's end as a live provisioner knows it: its start plus
@@ -153,10 +176,17 @@ type Model struct {
 	Artifact *train.Artifact
 	Target   train.Target
 	Param    *float64
+	// RT are the predictions of the run-time model the artifact's
+	// features.ModelEstimateName column needs (bound by BindTrace); nil
+	// for a model without that column.
+	RT *RunTimes
 }
 
 // NewModel opens a model directory and checks its features against the
-// features package's. param, when not nil, overrides the operating point.
+// features package's (with features.ModelEstimateName last when the
+// manifest names a run-time model, whose model file must still have the
+// manifest's SHA-256: checkRuntimeModel). param, when not nil, overrides
+// the operating point.
 func NewModel(label, dir string, param *float64) (*Model, error) {
 	a, err := train.Open(dir)
 	if err != nil {
@@ -165,7 +195,14 @@ func NewModel(label, dir string, param *float64) (*Model, error) {
 	if a.Manifest.Kind == train.KindEstimate {
 		return nil, fmt.Errorf("%w: %s is an estimate margin (train --model estimate): use slurm-estimate:%s", ErrPolicy, dir, dir)
 	}
-	if err := a.Check(features.Names(), features.FeatureSchemaVersion); err != nil {
+	names := features.Names()
+	if a.Manifest.RuntimeModel != "" {
+		if err := checkRuntimeModel(a.Manifest.RuntimeModel, a.Manifest.RuntimeModelSHA256); err != nil {
+			return nil, fmt.Errorf("model %s: %w", dir, err)
+		}
+		names = append(names, features.ModelEstimateName)
+	}
+	if err := a.Check(names, features.FeatureSchemaVersion); err != nil {
 		return nil, fmt.Errorf("model %s: %w", dir, err)
 	}
 	t, err := train.ParseTarget(a.Manifest.Target)
@@ -173,6 +210,17 @@ func NewModel(label, dir string, param *float64) (*Model, error) {
 		return nil, fmt.Errorf("model %s: %w", dir, err)
 	}
 	return &Model{Label: label, Artifact: a, Target: t, Param: param}, nil
+}
+
+// runtimeDir returns the run-time model directory the model's features
+// need, or "" when none.
+func (m *Model) runtimeDir() string { return m.Artifact.Manifest.RuntimeModel }
+
+// withParam returns a copy of m named label at rule parameter param.
+func (m *Model) withParam(label string, param *float64) *Model {
+	c := *m
+	c.Label, c.Param = label, param
+	return &c
 }
 
 func (m *Model) Name() string { return m.Label }
@@ -203,6 +251,15 @@ func (m *Model) Predict(c *DecisionContext) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if m.runtimeDir() != "" {
+		if m.RT == nil {
+			return 0, fmt.Errorf("%w: %s: no run-time predictions (evaluate.BindTrace)", ErrPolicy, m.Label)
+		}
+		est, _ := c.memo(modelEstimateKey{m.RT}, func() (float64, error) {
+			return features.ModelEstimateR(c.Sim, c.PID, c.P, c.Q, c.runTimes(m.RT).MedianSec), nil
+		})
+		f = append(f[:len(f):len(f)], est)
+	}
 	row := make([]float32, len(f))
 	for i, v := range f {
 		if math.IsNaN(v) {
@@ -213,6 +270,9 @@ func (m *Model) Predict(c *DecisionContext) (float64, error) {
 	}
 	return float64(m.Artifact.Model.Predict(row)), nil
 }
+
+// modelEstimateKey memoizes features.ModelEstimateR per run-time model.
+type modelEstimateKey struct{ rt *RunTimes }
 
 func (m *Model) Decide(c *DecisionContext) (bool, error) {
 	pred, err := m.Predict(c)
@@ -310,8 +370,7 @@ func SweepModels(ps []Policy) []Policy {
 		}
 		for _, v := range SweepParams[m.Target] {
 			v := v
-			out = append(out, &Model{Label: m.Label + "@" + sweepSymbol(m.Target) + "=" + strconv.FormatFloat(v, 'g', -1, 64),
-				Artifact: m.Artifact, Target: m.Target, Param: &v})
+			out = append(out, m.withParam(m.Label+"@"+sweepSymbol(m.Target)+"="+strconv.FormatFloat(v, 'g', -1, 64), &v))
 		}
 	}
 	return out
@@ -399,7 +458,7 @@ func ParsePolicies(list string, thetas []float64, marginSec int64) ([]Policy, er
 			}
 			for _, th := range thetas {
 				th := th
-				out = append(out, &Model{Label: s + "@θ=" + strconv.FormatFloat(th, 'g', -1, 64), Artifact: m.Artifact, Target: m.Target, Param: &th})
+				out = append(out, m.withParam(s+"@θ="+strconv.FormatFloat(th, 'g', -1, 64), &th))
 			}
 		}
 	}

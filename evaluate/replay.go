@@ -169,6 +169,7 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 		}
 	}
 	last := len(grid) - 1
+	local := map[*RunTimes]*RunTimes{} // run-time predictions by window job ID
 	for k, t := range grid {
 		if err := tl.Advance(ctx, t); err != nil {
 			return nil, err
@@ -178,7 +179,8 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 		q := tl.Q()
 		q.Submit = t
 		dc := &DecisionContext{Now: t, Sim: s, P: p, PID: pid, Q: q, PStarted: started, PStart: st,
-			RecentMeanWaitSec: mean, compute: func(dst []float64) error { return tl.Features(ctx, dst) }}
+			RecentMeanWaitSec: mean, JobIndex: tl.JobIndex(), local: local,
+			compute: func(dst []float64) error { return tl.Features(ctx, dst) }}
 		for i, pol := range policies {
 			if chosen[i] >= 0 || i == oracle || i == oracleCost {
 				continue

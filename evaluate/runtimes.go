@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train/jobruntime"
@@ -100,4 +101,20 @@ func (rt *RunTimes) At(u float64, id sim.JobID, elapsedSec, limitSec int64) int6
 	}
 	run := int64(math.Ceil(ratio * float64(limitSec)))
 	return min(max(run, elapsedSec), limitSec)
+}
+
+// Local returns rt re-indexed by a window's job IDs: job k of the window
+// is job idx[k] of the jobs rt was built for (sim.NewWindow's index,
+// features.Timeline.JobIndex). Jobs beyond idx (P, Q, later submissions)
+// have no prediction: they run, and are planned, with their limits.
+func (rt *RunTimes) Local(idx []int) *RunTimes {
+	l := &RunTimes{Dir: rt.Dir, edges: rt.edges, nb: rt.nb, pmf: make([]float32, len(idx)*rt.nb),
+		ok: make([]bool, len(idx)), MedianSec: features.Local(rt.MedianSec, idx)}
+	for k, i := range idx {
+		if i < len(rt.ok) && rt.ok[i] {
+			l.ok[k] = true
+			copy(l.pmf[k*rt.nb:(k+1)*rt.nb], rt.pmf[i*rt.nb:(i+1)*rt.nb])
+		}
+	}
+	return l
 }

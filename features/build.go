@@ -63,6 +63,9 @@ func Build(ctx context.Context, jobs []sim.Job, opts Options) (Samples, Summary,
 	if err := opts.normalise(); err != nil {
 		return Samples{}, Summary{}, err
 	}
+	if err := opts.checkRunTimes(len(jobs)); err != nil {
+		return Samples{}, Summary{}, err
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -86,7 +89,7 @@ func Build(ctx context.Context, jobs []sim.Job, opts Options) (Samples, Summary,
 	if err := ctx.Err(); err != nil {
 		return Samples{}, Summary{}, err
 	}
-	s := assemble(results)
+	s := assemble(results, opts.FeatureNames())
 	sum := summarise(&s, opts.Windows, len(opts.ChainNodes))
 	log.Info("features built", "windows", sum.Windows, "chain_sizes", sum.ChainSizes, "samples", sum.Samples)
 	return s, sum, nil
@@ -121,18 +124,21 @@ func firstError(errs []error) error {
 	return first
 }
 
-func assemble(results []unitResult) Samples {
+// assemble concatenates the windows' rows into column-major samples with
+// the feature columns names (each row len(names) values).
+func assemble(results []unitResult, names []string) Samples {
+	width := len(names)
 	n := 0
 	for i := range results {
 		n += len(results[i].probes)
 	}
 	s := Samples{
-		Names:        Names(),
+		Names:        names,
 		WindowID:     make([]int32, 0, n),
 		WindowStart:  make([]int64, 0, n),
 		ChainNodes:   make([]int32, 0, n),
 		ProbeTime:    make([]int64, 0, n),
-		Features:     make([][]float64, numFeats),
+		Features:     make([][]float64, width),
 		LabelRSec:    make([]int64, 0, n),
 		LabelWaitSec: make([]int64, 0, n),
 		Weight:       make([]float64, 0, n),
@@ -146,7 +152,7 @@ func assemble(results []unitResult) Samples {
 			s.WindowStart = append(s.WindowStart, r.start)
 			s.ChainNodes = append(s.ChainNodes, int32(r.nodes))
 			s.ProbeTime = append(s.ProbeTime, t)
-			row := r.feats[k*numFeats : (k+1)*numFeats]
+			row := r.feats[k*width : (k+1)*width]
 			for f := range s.Features {
 				s.Features[f] = append(s.Features[f], row[f])
 			}

@@ -34,6 +34,9 @@ func ChainUser(jobs []sim.Job) int32 {
 // run by user and runs it to P's submission (P submitted). opts must be
 // normalised (Normalise) and must outlive the Timeline.
 func NewTimeline(ctx context.Context, jobs []sim.Job, opts *Options, w, nodes int, user int32) (*Timeline, error) {
+	if err := opts.checkRunTimes(len(jobs)); err != nil {
+		return nil, err
+	}
 	start := opts.Start + int64(w)*opts.IntervalSec
 	wr, err := newWindowRun(ctx, jobs, opts, start, nodes, user)
 	if err != nil {
@@ -45,6 +48,11 @@ func NewTimeline(ctx context.Context, jobs []sim.Job, opts *Options, w, nodes in
 // Sim returns the main timeline's simulation; callers must only read it
 // (Snapshot, EstimatedStart, Started) or Clone it.
 func (t *Timeline) Sim() *sim.Sim { return t.wr.s }
+
+// JobIndex returns, for each of the simulation's job IDs, the index of
+// the job in the jobs given to NewTimeline (sim.NewWindow's index); P and
+// Q are beyond it. Callers must not change it.
+func (t *Timeline) JobIndex() []int { return t.wr.idx }
 
 // PID returns P's job ID.
 func (t *Timeline) PID() sim.JobID { return t.wr.pid }
@@ -67,7 +75,7 @@ func (t *Timeline) Q() sim.Job { return t.wr.q }
 func (t *Timeline) Advance(ctx context.Context, at int64) error { return t.wr.advance(ctx, at) }
 
 // Features writes the feature vector at the timeline's clock into dst
-// (NumFeatures values, Names' order).
+// (len(opts.FeatureNames()) values, in its order).
 func (t *Timeline) Features(ctx context.Context, dst []float64) error { return t.wr.features(ctx, dst) }
 
 // RecentMeanWaitSec returns the mean wait of the last RecentStarts jobs

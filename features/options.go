@@ -52,6 +52,11 @@ type Options struct {
 	RecentStarts int
 	// Location is the zone of hour_of_day and day_of_week; nil means UTC.
 	Location *time.Location
+	// RunTimes, when set, adds the ModelEstimateName column after Names'
+	// (FeatureNames): the estimate planned with a learned run-time model's
+	// medians of the jobs given to Build, which must have one value per
+	// job. Nil leaves the samples as without it.
+	RunTimes *RunTimes
 	// Workers is the number of windows simulated at once; 0 means 1. The
 	// result does not depend on it.
 	Workers int

@@ -25,6 +25,11 @@ const (
 	MetaTraceDigest   = "mirage.trace_sha256" // hex SHA-256 of the trace file
 	MetaSeed          = "mirage.seed"         // decimal
 	MetaOptions       = "mirage.options"      // JSON of the protocol's options
+	// MetaRuntimeModel and MetaRuntimeSHA256 name the run-time model of
+	// the ModelEstimateName column (its directory and model file's hex
+	// SHA-256); present only with that column.
+	MetaRuntimeModel  = "mirage.runtime_model"
+	MetaRuntimeSHA256 = "mirage.runtime_model_sha256"
 )
 
 // Fixed columns of a samples file, before the features; the labels come
@@ -47,6 +52,9 @@ type FileMeta struct {
 	SimConfig   sim.Config
 	// Options is any JSON-encodable description of the protocol.
 	Options any
+	// RuntimeModel and RuntimeSHA256 are the run-time model of the
+	// ModelEstimateName column (RunTimes.Dir and SHA256); empty without it.
+	RuntimeModel, RuntimeSHA256 string
 }
 
 // rowGroupRows is the number of rows per record batch and row group.
@@ -114,6 +122,9 @@ func metadata(s *Samples, meta FileMeta) (arrow.Metadata, error) {
 				feats[i].Unit = f.Unit
 			}
 		}
+		if n == ModelEstimateName {
+			feats[i].Unit = ModelEstimateUnit
+		}
 	}
 	fj, err := json.Marshal(feats)
 	if err != nil {
@@ -132,6 +143,10 @@ func metadata(s *Samples, meta FileMeta) (arrow.Metadata, error) {
 			return arrow.Metadata{}, err
 		}
 		keys, vals = append(keys, MetaOptions), append(vals, string(oj))
+	}
+	if meta.RuntimeModel != "" || meta.RuntimeSHA256 != "" {
+		keys = append(keys, MetaRuntimeModel, MetaRuntimeSHA256)
+		vals = append(vals, meta.RuntimeModel, meta.RuntimeSHA256)
 	}
 	return arrow.NewMetadata(keys, vals), nil
 }

@@ -35,15 +35,24 @@ type State struct {
 	History *History
 	// Location is the zone of hour_of_day and day_of_week; nil means UTC.
 	Location *time.Location
+	// MedianRunSec, when not nil, are a run-time model's median run times
+	// of Sim's jobs, seconds, indexed by job ID (Local); Vector then
+	// writes the ModelEstimateName column after the NumFeatures others.
+	MedianRunSec []int64
 
 	buf, cur []float64 // scratch, reused across calls
 }
 
 // Vector writes the feature vector of st (NumFeatures values, Names'
-// order) into dst, which must hold NumFeatures values. It returns ctx's
-// error or an error of the ahead_* fork (Q refused by the simulation).
+// order, then ModelEstimateName when st.MedianRunSec is set) into dst,
+// which must hold exactly that many values. It returns ctx's error or an
+// error of the ahead_* fork (Q refused by the simulation).
 func Vector(ctx context.Context, dst []float64, st *State) error {
-	if len(dst) != numFeats {
+	want := numFeats
+	if st.MedianRunSec != nil {
+		want++
+	}
+	if len(dst) != want {
 		panic("features: Vector: dst length mismatch")
 	}
 	s := st.Sim
@@ -115,6 +124,9 @@ func Vector(ctx context.Context, dst []float64, st *State) error {
 		hist = &History{}
 	}
 	hist.summarise(dst[offHistory:numFeats], now, st.cur)
+	if st.MedianRunSec != nil {
+		dst[numFeats] = ModelEstimateR(s, st.PID, st.P, st.Q, st.MedianRunSec)
+	}
 	return nil
 }
 

@@ -17,6 +17,10 @@ type windowRun struct {
 	st   State // Vector's input, reused
 	pid  sim.JobID
 	p, q sim.Job // the chain; q.Submit is set per probe
+	// idx maps the window's job IDs to indices of the trace's jobs, and
+	// med are opts.RunTimes' medians by window job ID (nil without).
+	idx []int
+	med []int64
 
 	nextSample int64 // next history sample time
 }
@@ -27,7 +31,7 @@ type unitResult struct {
 	start      int64
 	nodes      int
 	probes     []int64
-	feats      []float64 // len(probes)*numFeats
+	feats      []float64 // len(probes)*width
 	rSec, wait []int64
 }
 
@@ -35,12 +39,15 @@ type unitResult struct {
 // for a chain of nodes nodes run by user, and runs it to P's submission.
 func newWindowRun(ctx context.Context, jobs []sim.Job, opts *Options, start int64, nodes int, user int32) (*windowRun, error) {
 	rec := newRecentWaits(opts.RecentStarts)
-	s, _, err := sim.NewWindow(opts.Config, jobs, start, opts.WorkloadSec, opts.Mode, rec)
+	s, idx, err := sim.NewWindow(opts.Config, jobs, start, opts.WorkloadSec, opts.Mode, rec)
 	if err != nil {
 		return nil, err
 	}
 	rec.s = s
-	wr := &windowRun{opts: opts, s: s, rec: rec}
+	wr := &windowRun{opts: opts, s: s, rec: rec, idx: idx}
+	if opts.RunTimes != nil {
+		wr.med = Local(opts.RunTimes.MedianSec, idx)
+	}
 	pSubmit := start + opts.WarmupSec
 	from := max(start, pSubmit-opts.HistorySec)
 	wr.nextSample = ceilMul(from, opts.SampleSec)
@@ -92,7 +99,7 @@ func (wr *windowRun) pEnd(s *sim.Sim) (int64, bool) {
 }
 
 // features writes the feature vector at the main timeline's clock into
-// dst (numFeats values) with Vector. It reads only the main timeline's
+// dst (opts.width() values) with Vector. It reads only the main timeline's
 // state at Now, its history and its recorder; the ahead_* features come
 // from a fork that submits Q at Now and processes only what happens at Now.
 func (wr *windowRun) features(ctx context.Context, dst []float64) error {
@@ -100,6 +107,7 @@ func (wr *windowRun) features(ctx context.Context, dst []float64) error {
 	st.Sim, st.PID, st.P, st.Q = wr.s, wr.pid, wr.p, wr.q
 	st.RecentMeanWaitSec, st.RecentStarts = wr.rec.mean(), wr.rec.count()
 	st.History, st.Location = &wr.hist, wr.opts.Location
+	st.MedianRunSec = wr.med
 	return Vector(ctx, dst, st)
 }
 
@@ -145,14 +153,15 @@ func runWindow(ctx context.Context, jobs []sim.Job, opts *Options, w, nodes int,
 	} else {
 		res.probes = ProbeTimes(nil, wr.p.Submit+60, pEnd, opts.Probes)
 	}
-	res.feats = make([]float64, len(res.probes)*numFeats)
+	width := opts.width()
+	res.feats = make([]float64, len(res.probes)*width)
 	res.rSec = make([]int64, len(res.probes))
 	res.wait = make([]int64, len(res.probes))
 	for k, t := range res.probes {
 		if err := wr.advance(ctx, t); err != nil {
 			return res, err
 		}
-		if err := wr.features(ctx, res.feats[k*numFeats:(k+1)*numFeats]); err != nil {
+		if err := wr.features(ctx, res.feats[k*width:(k+1)*width]); err != nil {
 			return res, err
 		}
 		if noLabels {

@@ -650,6 +650,9 @@ func runEvaluate(ctx context.Context, o RunOptions, p features.Protocol, policyL
 	if err != nil {
 		return err
 	}
+	if err := evaluate.BindTrace(policies, tjobs, jobs); err != nil {
+		return err
+	}
 	opts := evaluate.Options{Features: fo, DecisionSec: int64(decision / time.Second), Workers: o.Workers, Lambda: evaluate.DefaultLambda}
 	res, err := evaluate.Replay(ctx, jobs, policies, opts)
 	if err != nil {

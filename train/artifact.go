@@ -56,6 +56,13 @@ type Manifest struct {
 	Seed                 uint64             `json:"seed"`
 	Versions             map[string]string  `json:"versions"`
 	ModelSHA256          string             `json:"model_sha256"`
+	// RuntimeModel and RuntimeModelSHA256 are the run-time model whose
+	// medians the features.ModelEstimateName column was computed with
+	// (its directory and model file's SHA-256, from the samples'
+	// metadata); a policy must compute the column with that model. Empty
+	// when the model has no such column.
+	RuntimeModel       string `json:"runtime_model,omitempty"`
+	RuntimeModelSHA256 string `json:"runtime_model_sha256,omitempty"`
 }
 
 // KindEstimate is the manifest kind of `train --model estimate`: no

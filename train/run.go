@@ -87,6 +87,20 @@ func ruleScores(s *features.Samples, t Target, pred []float32) ([]float64, error
 	return out, nil
 }
 
+// checkRuntimeMeta returns an error wrapping ErrSamples when the samples
+// have the features.ModelEstimateName column but their metadata names no
+// run-time model (or the other way round): a model trained on them could
+// not say which run-time model it needs.
+func checkRuntimeMeta(s *features.Samples, meta SamplesMeta) error {
+	has := slices.Contains(s.Names, features.ModelEstimateName)
+	named := meta.RuntimeModel != "" && meta.RuntimeSHA256 != ""
+	if has != named {
+		return fmt.Errorf("train: %w: column %s present %v, but run-time model in the metadata %q (sha256 %q)",
+			ErrSamples, features.ModelEstimateName, has, meta.RuntimeModel, meta.RuntimeSHA256)
+	}
+	return nil
+}
+
 // Run cross-validates (when opts.K >= 2), fits the final model on every
 // row and writes the artifact to dir. The final boosted model uses the
 // CV's median round count when early stopping chose one; without CV it
@@ -98,6 +112,9 @@ func Run(ctx context.Context, s *features.Samples, meta SamplesMeta, dir string,
 	}
 	if len(s.LabelRSec) != s.Len() {
 		return nil, fmt.Errorf("train: %w: no %s column", ErrSamples, features.ColLabelR)
+	}
+	if err := checkRuntimeMeta(s, meta); err != nil {
+		return nil, err
 	}
 	target := opts.Target
 	if target == "" {
@@ -167,6 +184,7 @@ func Run(ctx context.Context, s *features.Samples, meta SamplesMeta, dir string,
 		Kind: p.Kind.String(), Target: string(target), OperatingPoint: op, Weighted: d.W != nil, Features: meta.Features, FeatureSchemaVersion: meta.SchemaVersion,
 		Rows: s.Len(), Protocol: meta.Protocol, TraceDigest: meta.TraceDigest, SimConfig: meta.SimConfig,
 		Params: p, Rounds: fit.Rounds, CV: cv, Seed: p.Seed, Versions: versions(opts.Version),
+		RuntimeModel: meta.RuntimeModel, RuntimeModelSHA256: meta.RuntimeSHA256,
 	}
 	describe(m, s)
 	if err := WriteArtifact(dir, model, m); err != nil {

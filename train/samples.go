@@ -27,6 +27,11 @@ type SamplesMeta struct {
 	Seed          uint64             `json:"seed"`
 	SimConfig     json.RawMessage    `json:"sim_config,omitempty"`
 	Options       json.RawMessage    `json:"options,omitempty"`
+	// RuntimeModel and RuntimeSHA256 are the run-time model of the
+	// features.ModelEstimateName column (its directory and model file's
+	// SHA-256); empty when the samples lack that column.
+	RuntimeModel  string `json:"runtime_model,omitempty"`
+	RuntimeSHA256 string `json:"runtime_model_sha256,omitempty"`
 }
 
 // WindowSpan returns the simulated length of one window (warm-up plus
@@ -110,6 +115,7 @@ func readMeta(pf *file.Reader) (SamplesMeta, error) {
 	if o := get(features.MetaOptions); o != "" {
 		m.Options = json.RawMessage(o)
 	}
+	m.RuntimeModel, m.RuntimeSHA256 = get(features.MetaRuntimeModel), get(features.MetaRuntimeSHA256)
 	return m, nil
 }
 

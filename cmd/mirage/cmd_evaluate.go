@@ -43,7 +43,10 @@ run-time-to-limit ratio times its limit; --margins sweeps it too),
 slurm-estimate:DIR (the margin chosen by train --model estimate or estimate-rt),
 oracle (zero interruption with the
 least overlap), oracle-cost (least cost), forest:DIR, xgboost:DIR (models from
-mirage train; --theta 0.25,0.5,1 sweeps θ), dqn:DIR (mirage train --model
+mirage train; --theta 0.25,0.5,1 sweeps θ; a model trained on samples built with
+features build --runtime-model computes q_est_model_start_minus_p_end_sec with the
+run-time model its manifest names, and is refused when that model is gone or its
+sha256 changed), dqn:DIR (mirage train --model
 dqn; arg-max of its Q-values, no θ), runtime-estimate:DIR (the estimate planned
 with the run-time model's medians, at the margin chosen by train --model forecast;
 DIR from it, or a run-time model: margin 0), forecast:DIR (P(r > 0) by Monte Carlo

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/internal/digest"
+	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/spf13/cobra"
 )
@@ -34,6 +36,14 @@ the predecessor P after the warm-up, and at each probe time compute the queue-st
 features a live provisioner could know, fork the simulation, submit the successor Q
 and record r = Q.start - P.end and Q's wait. Writes Parquet (one row per probe; see
 features/README.md for the columns and metadata).
+
+With --runtime-model DIR (from train --model runtime, or a forecast directory from
+train --model forecast) every row gets one more column, q_est_model_start_minus_p_end_sec:
+the scheduler's estimate of Q's start planned with the model's median run times of the
+running and pending jobs, minus P's expected end. Jobs of the model's training period
+get out-of-fold predictions. The model's directory and SHA-256 go into the file's
+metadata and into models trained on it; evaluate --policy forest:DIR or xgboost:DIR
+then computes the column with the same run-time model and refuses a changed one.
 
 Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 
@@ -63,6 +73,7 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	f.Bool("allow-skip", false, "build even when the jobs wider than the partition (skipped) are more than 1% of the jobs or node-hours (otherwise exit status 2)")
 	f.Int("workers", 0, "windows simulated at once (0 = GOMAXPROCS); the output does not depend on it")
 	f.Uint64("seed", 0, "seed recorded in the output (the generation is deterministic)")
+	f.String("runtime-model", "", "run-time model (train --model runtime) or forecast directory: add the column q_est_model_start_minus_p_end_sec (empty = none)")
 	addProgressFlag(f)
 	return cmd
 }
@@ -198,6 +209,13 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
 	opts.Logger = g.log()
+	meta := features.FileMeta{Protocol: p.Name, TraceDigest: traceDigest, Seed: c.Seed, SimConfig: opts.Config, Options: p}
+	if c.RuntimeModel != "" {
+		if opts.RunTimes, err = featureRunTimes(c.RuntimeModel, tjobs, jobs); err != nil {
+			return fmt.Errorf("features build: %w", err)
+		}
+		meta.RuntimeModel, meta.RuntimeSHA256 = opts.RunTimes.Dir, opts.RunTimes.SHA256
+	}
 	bar := newProgressBar(g.stderr, c.Progress, g.cfg.JSON)
 	opts.Progress = bar.windows("features")
 	began := time.Now()
@@ -209,7 +227,6 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 		}
 		return err
 	}
-	meta := features.FileMeta{Protocol: p.Name, TraceDigest: traceDigest, Seed: c.Seed, SimConfig: opts.Config, Options: p}
 	if err := features.WriteParquet(c.Output, &samples, meta); err != nil {
 		return err
 	}
@@ -235,4 +252,18 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 	fmt.Fprintf(g.stdout, "interrupted (r > 0): %.1f%%, mean r %.2f h\nwrote %s\n",
 		100*sum.InterruptedShare, sum.MeanRSec/3600, sum.Output)
 	return nil
+}
+
+// featureRunTimes resolves --runtime-model dir (a run-time model or a
+// forecast directory) and predicts the median run times of jobs (from
+// tjobs) for the q_est_model_start_minus_p_end_sec column.
+func featureRunTimes(dir string, tjobs []trace.Job, jobs []sim.Job) (*features.RunTimes, error) {
+	rtDir, sha, err := evaluate.ResolveRuntimeModel(dir)
+	if err != nil {
+		if errors.Is(err, evaluate.ErrPolicy) {
+			return nil, usageError{err}
+		}
+		return nil, err
+	}
+	return evaluate.FeatureRunTimes(rtDir, sha, tjobs, jobs)
 }

@@ -159,6 +159,9 @@ type FeaturesConfig struct {
 	Seed       uint64        `mapstructure:"seed"`
 	Progress   string        `mapstructure:"progress"` // always, auto or never
 	AllowSkip  bool          `mapstructure:"allow_skip"`
+	// RuntimeModel, when set, is a run-time model or forecast directory
+	// whose medians give the q_est_model_start_minus_p_end_sec column.
+	RuntimeModel string `mapstructure:"runtime_model"`
 }
 
 // SimConfig configures `mirage sim ...`.
