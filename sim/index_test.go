@@ -185,8 +185,8 @@ func TestBackfill_MaxJobUser(t *testing.T) {
 func TestProperty_ScheduleEqualsReference(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg, jobs := genWorkload(t, allFeatures)
-		got, _ := schedule(t, sim.New, cfg, jobs, false)
-		want, _ := schedule(t, sim.New, cfg, jobs, true)
+		got, _ := schedule(t, sim.New, cfg, jobs)
+		want, _ := schedule(t, sim.New, cfg, jobs, sim.ForceReference)
 		if !slices.Equal(got, want) {
 			t.Fatalf("schedule (start, end per job) %v, reference %v", got, want)
 		}
@@ -208,8 +208,8 @@ func TestIndex_CappedMergesEqualReference(t *testing.T) {
 		j.User = int32(i % 4)
 		jobs = append(jobs, j)
 	}
-	got, w := schedule(t, sim.New, cfg, jobs, false)
-	want, _ := schedule(t, sim.New, cfg, jobs, true)
+	got, w := schedule(t, sim.New, cfg, jobs)
+	want, _ := schedule(t, sim.New, cfg, jobs, sim.ForceReference)
 	if !slices.Equal(got, want) {
 		t.Fatalf("schedule differs from the reference passes")
 	}
@@ -218,20 +218,21 @@ func TestIndex_CappedMergesEqualReference(t *testing.T) {
 	}
 }
 
-// schedule runs jobs to the end in a simulation made by newSim (the plain
-// reference passes with ref) and returns each job's start and end, in
-// job order, and the passes' work.
+// schedule runs jobs to the end in a simulation made by newSim, after
+// calling each of prep on it (sim.ForceReference: the plain reference
+// passes), and returns each job's start and end, in job order, and the
+// passes' work.
 func schedule(tb interface {
 	Helper()
 	Fatal(...any)
-}, newSim func(sim.Config, []sim.Job, sim.Recorder) (*sim.Sim, error), cfg sim.Config, jobs []sim.Job, ref bool) ([]int64, sim.Work) {
+}, newSim func(sim.Config, []sim.Job, sim.Recorder) (*sim.Sim, error), cfg sim.Config, jobs []sim.Job, prep ...func(*sim.Sim)) ([]int64, sim.Work) {
 	tb.Helper()
 	s, err := newSim(cfg, jobs, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if ref {
-		sim.ForceReference(s)
+	for _, f := range prep {
+		f(s)
 	}
 	if err := s.Run(context.Background()); err != nil {
 		tb.Fatal(err)

@@ -17,8 +17,8 @@ func TestNewOwning(t *testing.T) {
 		return []sim.Job{simtest.Job(2, 0, 600, 9000), simtest.Job(4, 10, 1200, 300), simtest.Job(1, 20, 300, 100)}
 	}
 	copied, owned := mk(), mk()
-	want, _ := schedule(t, sim.New, cfg, copied, false)
-	if got, _ := schedule(t, sim.NewOwning, cfg, owned, false); !slices.Equal(got, want) {
+	want, _ := schedule(t, sim.New, cfg, copied)
+	if got, _ := schedule(t, sim.NewOwning, cfg, owned); !slices.Equal(got, want) {
 		t.Errorf("NewOwning schedule %v, New %v", got, want)
 	}
 	if copied[0].RunSec != 9000 || owned[0].RunSec != 600 {

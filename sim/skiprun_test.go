@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"context"
 	"slices"
 	"testing"
 
@@ -19,23 +18,14 @@ func runSkip(tb interface {
 	Fatal(...any)
 }, cfg sim.Config, jobs []sim.Job, stepwise bool) ([]int64, sim.Work, int64) {
 	tb.Helper()
-	s, err := sim.New(cfg, jobs, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if stepwise {
-		sim.NoSkipRun(s)
-	}
-	if err := s.Run(context.Background()); err != nil {
-		tb.Fatal(err)
-	}
-	out := make([]int64, 0, 2*len(jobs))
-	for id := range jobs {
-		st, _ := s.Started(sim.JobID(id))
-		en, _ := s.Ended(sim.JobID(id))
-		out = append(out, st, en)
-	}
-	return out, s.Work(), sim.BulkSkipped(s)
+	var s *sim.Sim
+	out, w := schedule(tb, sim.New, cfg, jobs, func(x *sim.Sim) {
+		s = x
+		if stepwise {
+			sim.NoSkipRun(x)
+		}
+	})
+	return out, w, sim.BulkSkipped(s)
 }
 
 // TestProperty_SkipRunEqualsStepwise: counting skipped jobs in bulk
