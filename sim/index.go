@@ -337,7 +337,11 @@ type passIter struct {
 	prio  []float64 // per slot: that job's priority
 	fs    []float64 // per slot: its fair-share input (fairShare), set when evaluated
 	scan  [2]int    // users prioIndex.orders[k][:scan[k]] are evaluated
-	shift float64   // ageShift: what the uncapped bounds leave out
+	// nb caches nextBound's result (nbOK) until a user is evaluated.
+	nbK   int
+	nbV   float64
+	nbOK  bool
+	shift float64 // ageShift: what the uncapped bounds leave out
 	// bandBase is band(0): band(key) is bandBase + 1e-9·|key| up to
 	// rounding, far below the band itself.
 	bandBase float64
@@ -546,6 +550,7 @@ func (it *passIter) evaluate() {
 		}
 		i := x.orders[next].slots[it.scan[next]]
 		it.scan[next]++
+		it.nbOK = false
 		u := &x.users[i]
 		u.evalGen, u.cur, u.runFrom, u.runEnd = x.gen, [numLists]int{}, [numLists]int{}, [numLists]int{}
 		it.s.work.UsersEvaluated++
@@ -562,6 +567,9 @@ func (it *passIter) evaluate() {
 // bounds); -1 when every user is evaluated. No unevaluated user has a
 // job of higher priority than the bound.
 func (it *passIter) nextBound() (int, float64) {
+	if it.nbOK {
+		return it.nbK, it.nbV
+	}
 	x := it.s.idx
 	next, nb := -1, 0.0
 	for k := range x.orders {
@@ -580,6 +588,7 @@ func (it *passIter) nextBound() (int, float64) {
 			next, nb = k, b
 		}
 	}
+	it.nbK, it.nbV, it.nbOK = next, nb, true
 	return next, nb
 }
 
