@@ -41,11 +41,15 @@ func (s *Sim) advanceUsage(t int64) {
 		s.usageTotal /= w
 		s.usageT0, w = t, 1
 	}
+	// Locals keep the total in a register: the same additions, in the
+	// same order, as adding to the field.
+	usage, nodes, total, fdt := s.usage, s.userNodes, s.usageTotal, float64(dt)
 	for _, u := range s.busyUsers {
-		add := float64(s.userNodes[u]) * float64(dt) * w
-		s.usage[u] += add
-		s.usageTotal += add
+		add := float64(nodes[u]) * fdt * w
+		usage[u] += add
+		total += add
 	}
+	s.usageTotal = total
 	s.usageAt = t
 }
 
