@@ -413,19 +413,18 @@ func (it *passIter) band(key float64) float64 {
 // advance sets slot i's candidate: the first of its remaining jobs in
 // exact order. It reports false when the user has none left.
 func (it *passIter) advance(i int) bool {
-	e, p, at, ok := it.best(i, listNone)
-	it.cand[i], it.prio[i], it.pos[i] = e, p, at
-	return ok
+	return it.best(i, listNone, &it.cand[i], &it.prio[i], &it.pos[i])
 }
 
-// best returns slot i's first remaining job in exact order among its
-// lists other than skip (listNone: all of them), with its priority and
-// place, and false when there is none. It moves the lists' cursors past
-// taken and stale entries.
-func (it *passIter) best(i int, skip uint8) (entry, float64, listPos, bool) {
+// best sets *dst, *p and *at to slot i's first remaining job in exact
+// order among its lists other than skip (listNone: all of them), its
+// priority and its place, and reports false when there is none (then
+// they are unset). It moves the lists' cursors past taken and stale
+// entries.
+func (it *passIter) best(i int, skip uint8, dst *entry, p *float64, at *listPos) bool {
 	x := it.s.idx
 	u := &x.users[i]
-	found, bestP, bestE, bestAt := false, 0.0, entry{}, listPos{}
+	found, bestP, bestK, bestM := false, 0.0, uint8(0), 0
 	fs := it.fs[i]
 	for k := listUncapped; k < numLists; k++ {
 		if k == skip {
@@ -454,13 +453,16 @@ func (it *passIter) best(i int, skip uint8) (entry, float64, listPos, bool) {
 				continue
 			}
 			prev = m
-			p := it.priority(e, k, fs)
-			if !found || before(e, p, &bestE, bestP) {
-				found, bestP, bestE, bestAt = true, p, *e, listPos{k: k, m: int32(m)}
+			q := it.priority(e, k, fs)
+			if !found || before(e, q, &u.lists[bestK][bestM], bestP) {
+				found, bestP, bestK, bestM = true, q, k, m
 			}
 		}
 	}
-	return bestE, bestP, bestAt, found
+	if found {
+		*dst, *p, *at = u.lists[bestK][bestM], bestP, listPos{k: bestK, m: int32(bestM)}
+	}
+	return found
 }
 
 // band2 is band(key) as the iterator computes it: bandBase plus the

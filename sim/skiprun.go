@@ -45,7 +45,10 @@ func (it *passIter) skipRun(maxShort int64, budget int) int {
 				}
 			}
 		}
-		if e, p, _, ok := it.best(int(i), at.k); ok && (!haveRU || before(&e, p, &ru, ruP)) {
+		var e entry
+		var p float64
+		var pos listPos
+		if it.best(int(i), at.k, &e, &p, &pos) && (!haveRU || before(&e, p, &ru, ruP)) {
 			ru, ruP, haveRU = e, p, true
 		}
 		nk, nb := it.nextBound()
