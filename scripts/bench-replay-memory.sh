@@ -10,12 +10,7 @@ jobs=${1:-5000000}
 tmp=${KEEP:-$(mktemp -d "${TMPDIR:-/tmp}/mirage-bench-mem-XXXXXX")}
 mkdir -p "$tmp"
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
-t="$tmp/synth-1000-0.7-$jobs.parquet"
-if [ ! -f "$t" ]; then
-	"$bin" synth --nodes 1000 --jobs "$jobs" --utilisation 0.7 -o "$tmp/x.sacct" --log-level error >/dev/null
-	"$bin" ingest --tz America/Chicago --cluster synth -o "$t" "$tmp/x.sacct" --log-level error >/dev/null
-	rm -f "$tmp/x.sacct" "${t%.parquet}.quarantine.jsonl"
-fi
+t=$(BIN="$bin" scripts/synth-trace.sh "$tmp" 1000 0.7 "$jobs")
 /usr/bin/time -f '%M %e' -o "$tmp/time.txt" "$bin" sim replay --trace "$t" --nodes 1000 --json --log-level error >"$tmp/replay.json"
 read -r rss_kb wall <"$tmp/time.txt"
 python3 - "$tmp/replay.json" "$rss_kb" "$wall" <<'PY'

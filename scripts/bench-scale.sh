@@ -19,12 +19,7 @@ export GOMAXPROCS=1
 for nodes in 1000 10000; do
 	for util in 0.7 1.2; do
 		for jobs in "${sizes[@]}"; do
-			t="$tmp/synth-$nodes-$util-$jobs.parquet"
-			if [ ! -f "$t" ]; then
-				"$bin" synth --nodes "$nodes" --jobs "$jobs" --utilisation "$util" -o "$tmp/x.sacct" --log-level error >/dev/null
-				"$bin" ingest --tz America/Chicago --cluster synth -o "$t" "$tmp/x.sacct" --log-level error >/dev/null
-				rm -f "$tmp/x.sacct" "${t%.parquet}.quarantine.jsonl"
-			fi
+			t=$(BIN="$bin" scripts/synth-trace.sh "$tmp" "$nodes" "$util" "$jobs")
 			"$bin" sim replay --trace "$t" --nodes "$nodes" --json --log-level error >"$tmp/replay.json"
 			python3 - "$tmp/replay.json" "$nodes" "$util" <<'PY'
 import json, sys

@@ -16,12 +16,7 @@ jobs=${1:-10000000}
 tmp=${KEEP:-$(mktemp -d "${TMPDIR:-/tmp}/mirage-bench-stats-XXXXXX")}
 mkdir -p "$tmp"
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
-t="$tmp/synth-1000-0.7-$jobs.parquet"
-if [ ! -f "$t" ]; then
-	"$bin" synth --nodes 1000 --jobs "$jobs" --utilisation 0.7 -o "$tmp/x.sacct" --log-level error >/dev/null
-	"$bin" ingest --tz America/Chicago --cluster synth -o "$t" "$tmp/x.sacct" --log-level error >/dev/null
-	rm -f "$tmp/x.sacct" "${t%.parquet}.quarantine.jsonl"
-fi
+t=$(BIN="$bin" scripts/synth-trace.sh "$tmp" 1000 0.7 "$jobs")
 out=$(mktemp "${TMPDIR:-/tmp}/mirage-stats-XXXXXX")
 trap 'rm -f "$out" "$out.time"; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 /usr/bin/time -f '%M %e %U %S' -o "$out.time" "$bin" trace stats --json --log-level error "$t" >"$out"
