@@ -112,7 +112,7 @@ func (f *Forecaster) ProbLate(ctx context.Context, c *DecisionContext) (float64,
 		r := s.Rollout(nil, over)
 		q := c.Q
 		q.Submit = now
-		add := append(f.resample(r, rng, now, pEnd), q)
+		add := append(f.resample(r, rt, rng, now, pEnd), q)
 		first, err := r.SubmitBatch(add)
 		if err != nil {
 			return 0, err
@@ -130,8 +130,10 @@ func (f *Forecaster) ProbLate(ctx context.Context, c *DecisionContext) (float64,
 }
 
 // resample returns ResampleDays' arrivals for rollout r (see
-// Forecaster.ResampleDays) over the horizon [now, pEnd + 1 day).
-func (f *Forecaster) resample(r *sim.Sim, rng *rand.Rand, now, pEnd int64) []sim.Job {
+// Forecaster.ResampleDays) over the horizon [now, pEnd + 1 day), their
+// run times drawn from rt: the run-time predictions indexed by r's job
+// IDs (DecisionContext.runTimes), not the trace's.
+func (f *Forecaster) resample(r *sim.Sim, rt *RunTimes, rng *rand.Rand, now, pEnd int64) []sim.Job {
 	if f.ResampleDays <= 0 {
 		return nil
 	}
@@ -142,7 +144,7 @@ func (f *Forecaster) resample(r *sim.Sim, rng *rand.Rand, now, pEnd int64) []sim
 		return nil
 	}
 	o := int64(lo+rng.IntN(f.ResampleDays-lo+1)) * day
-	n := min(len(f.RT.ok), r.NumJobs()) // the trace jobs, by Submit
+	n := min(len(rt.ok), r.NumJobs()) // the trace jobs, by Submit
 	from, to := now-o, now-o+horizon
 	var add []sim.Job
 	for i := sort.Search(n, func(k int) bool { return r.Job(sim.JobID(k)).Submit >= from }); i < n; i++ {
@@ -154,7 +156,7 @@ func (f *Forecaster) resample(r *sim.Sim, rng *rand.Rand, now, pEnd int64) []sim
 			continue // a job that never ran in the trace
 		}
 		a := sim.Job{Name: j.Name + "+", User: j.User, Nodes: j.Nodes, Submit: j.Submit + o, After: sim.NoJob, LimitSec: j.LimitSec,
-			RunSec: f.RT.Draw(rng, sim.JobID(i), 0, j.LimitSec)}
+			RunSec: rt.Draw(rng, sim.JobID(i), 0, j.LimitSec)}
 		if j.Eligible > j.Submit {
 			a.Eligible = j.Eligible + o
 		}
