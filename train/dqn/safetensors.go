@@ -1,6 +1,7 @@
 package dqn
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -69,8 +70,13 @@ func EncodeSafetensors(ts []Tensor, meta map[string]string) ([]byte, error) {
 }
 
 // DecodeSafetensors parses a safetensors file of F32 or F64 tensors (F64
-// converted to float32) and returns them ordered by data offset, with the
-// metadata.
+// converted to float32) and returns them ordered by data offsets (begin,
+// then end: a tensor with no values comes before one that starts where it
+// does), then name, with the metadata. It holds the file to the format:
+// each tensor's header has exactly the keys dtype, shape and
+// data_offsets (spelled so: JSON's case-insensitive field matching would
+// accept "dtYpe"), data_offsets is two offsets, and the tensors' data
+// cover the byte buffer without gaps or overlaps.
 func DecodeSafetensors(b []byte) ([]Tensor, map[string]string, error) {
 	if len(b) < 8 {
 		return nil, nil, fmt.Errorf("%w: %d bytes", ErrSafetensors, len(b))
@@ -85,8 +91,11 @@ func DecodeSafetensors(b []byte) ([]Tensor, map[string]string, error) {
 	}
 	data := b[8+n:]
 	var meta map[string]string
-	var ts []Tensor
-	var offs []int64
+	type placed struct {
+		t      Tensor
+		lo, hi int64
+	}
+	var ps []placed
 	for name, r := range raw {
 		if name == "__metadata__" {
 			if err := json.Unmarshal(r, &meta); err != nil {
@@ -94,20 +103,23 @@ func DecodeSafetensors(b []byte) ([]Tensor, map[string]string, error) {
 			}
 			continue
 		}
-		var h stHeader
-		if err := json.Unmarshal(r, &h); err != nil {
+		h, err := parseTensorHeader(r)
+		if err != nil {
 			return nil, nil, fmt.Errorf("%w: tensor %q: %w", ErrSafetensors, name, err)
 		}
 		size := map[string]int64{"F32": 4, "F64": 8}[h.DType]
 		if size == 0 {
 			return nil, nil, fmt.Errorf("%w: tensor %q: dtype %q not supported", ErrSafetensors, name, h.DType)
 		}
-		cnt := int64(1)
+		cnt, empty := int64(1), slices.Contains(h.Shape, 0)
 		for _, d := range h.Shape {
-			if d < 0 {
-				return nil, nil, fmt.Errorf("%w: tensor %q: shape %v", ErrSafetensors, name, h.Shape)
+			if d < 0 || !empty && int64(d) > int64(len(data))/cnt { // more values than data bytes: no overflow below
+				return nil, nil, fmt.Errorf("%w: tensor %q: shape %v for %d data bytes", ErrSafetensors, name, h.Shape, len(data))
 			}
 			cnt *= int64(d)
+		}
+		if empty {
+			cnt = 0
 		}
 		lo, hi := h.DataOffsets[0], h.DataOffsets[1]
 		if lo < 0 || hi < lo || hi > int64(len(data)) || hi-lo != cnt*size {
@@ -122,17 +134,61 @@ func DecodeSafetensors(b []byte) ([]Tensor, map[string]string, error) {
 				t.Data[i] = float32(math.Float64frombits(binary.LittleEndian.Uint64(p)))
 			}
 		}
-		ts = append(ts, t)
-		offs = append(offs, lo)
+		ps = append(ps, placed{t: t, lo: lo, hi: hi})
 	}
-	idx := make([]int, len(ts))
-	for i := range idx {
-		idx[i] = i
+	slices.SortFunc(ps, func(a, b placed) int {
+		if c := cmp.Compare(a.lo, b.lo); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.hi, b.hi); c != 0 {
+			return c
+		}
+		return strings.Compare(a.t.Name, b.t.Name)
+	})
+	out := make([]Tensor, len(ps))
+	var end int64
+	for i, p := range ps {
+		if p.lo != end {
+			return nil, nil, fmt.Errorf("%w: tensor %q: data at bytes %d..%d, expected from %d (no gaps or overlaps)", ErrSafetensors, p.t.Name, p.lo, p.hi, end)
+		}
+		end = p.hi
+		out[i] = p.t
 	}
-	slices.SortFunc(idx, func(a, b int) int { return int(offs[a] - offs[b]) })
-	out := make([]Tensor, len(ts))
-	for i, j := range idx {
-		out[i] = ts[j]
+	if end != int64(len(data)) {
+		return nil, nil, fmt.Errorf("%w: tensors cover %d of %d data bytes", ErrSafetensors, end, len(data))
 	}
 	return out, meta, nil
+}
+
+// parseTensorHeader reads one tensor's header: exactly the keys dtype,
+// shape and data_offsets (two offsets), case included.
+func parseTensorHeader(r json.RawMessage) (stHeader, error) {
+	var h stHeader
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(r, &fields); err != nil {
+		return h, err
+	}
+	keys := []string{"dtype", "shape", "data_offsets"}
+	for k := range fields {
+		if !slices.Contains(keys, k) {
+			return h, fmt.Errorf("unknown key %q (want %s)", k, strings.Join(keys, ", "))
+		}
+	}
+	for _, k := range keys {
+		if _, ok := fields[k]; !ok {
+			return h, fmt.Errorf("no %q", k)
+		}
+	}
+	var offs []int64
+	if err := json.Unmarshal(fields["dtype"], &h.DType); err != nil {
+		return h, fmt.Errorf("dtype: %w", err)
+	}
+	if err := json.Unmarshal(fields["shape"], &h.Shape); err != nil {
+		return h, fmt.Errorf("shape: %w", err)
+	}
+	if err := json.Unmarshal(fields["data_offsets"], &offs); err != nil || len(offs) != 2 {
+		return h, fmt.Errorf("data_offsets %s: want two offsets", fields["data_offsets"])
+	}
+	h.DataOffsets = [2]int64{offs[0], offs[1]}
+	return h, nil
 }

@@ -3,6 +3,7 @@ package dqn
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -385,5 +386,55 @@ func TestHeldOut(t *testing.T) {
 	}
 	if s, e := heldOut(first, last, Config{}, day); s != nil || e != nil {
 		t.Errorf("no validation: %v %v", s, e)
+	}
+}
+
+// TestDecodeSafetensors_Strict: the decoder holds files to the format
+// (exact keys, two data offsets, data covering the buffer with no gap,
+// overlap or trailing bytes), and orders tensors with no values before
+// the tensor that starts where they do, then by name, so that a decoded
+// file re-encodes to the same order (a fuzz-found case: an empty tensor
+// and its neighbour at one offset came back swapped).
+func TestDecodeSafetensors_Strict(t *testing.T) {
+	file := func(header string, data int) []byte {
+		b := binary.LittleEndian.AppendUint64(nil, uint64(len(header)))
+		return append(append(b, header...), make([]byte, data)...)
+	}
+	for _, c := range []struct {
+		name, header string
+		data         int
+	}{
+		{"key case", `{"a":{"dtYpe":"F32","shape":[1],"data_offsets":[0,4]}}`, 4},
+		{"no offsets", `{"a":{"dtype":"F32","shape":[0]}}`, 0},
+		{"unknown key", `{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4],"x":1}}`, 4},
+		{"three offsets", `{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4,8]}}`, 8},
+		{"gap", `{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`, 8},
+		{"overlap", `{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`, 8},
+		{"trailing bytes", `{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`, 12},
+		{"huge shape", `{"a":{"dtype":"F32","shape":[4294967296,4294967296,4],"data_offsets":[0,4]}}`, 4},
+	} {
+		if _, _, err := DecodeSafetensors(file(c.header, c.data)); !errors.Is(err, ErrSafetensors) {
+			t.Errorf("%s: err %v, want ErrSafetensors", c.name, err)
+		}
+	}
+	ts := []Tensor{{Name: "z", Shape: []int{2, 0}}, {Name: "a", Shape: []int{0}}, {Name: "m", Shape: []int{1}, Data: []float32{3}}, {Name: "e", Shape: []int{3, 0}}}
+	b, err := EncodeSafetensors(ts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := DecodeSafetensors(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range got {
+		names = append(names, g.Name)
+	}
+	if want := []string{"a", "z", "m", "e"}; !slices.Equal(names, want) {
+		t.Fatalf("order %v, want %v", names, want)
+	}
+	again, _ := EncodeSafetensors(got, nil)
+	if got2, _, _ := DecodeSafetensors(again); len(got2) != 4 || got2[0].Name != "a" || got2[1].Name != "z" || got2[3].Name != "e" {
+		t.Fatalf("round trip changed the order: %v", got2)
 	}
 }
