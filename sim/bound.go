@@ -1,38 +1,47 @@
 package sim
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // Upper bounds on each user's best priority let a pass look at only the
 // users near the top instead of all of them: a pass evaluates users (at
 // their exact priority, as before) in descending order of their bounds
 // and stops as soon as the best job found so far is at least the next
 // bound, since no user further down can beat it. The main pass usually
-// needs one job, so it costs O(k log k) for the k users whose bounds
+// needs one job, so it costs O(k log U) for the k users whose bounds
 // reach the top job's priority, not O(U).
 //
-// A user has two bounds, one per list (uncapped, capped), from the list's
-// first entry (the largest key) and the largest fair-share factor the
-// user can reach before boundUntil: from its usage now and the most that
-// all users together can add until then (busy nodes never exceed the
-// largest capacity, and usage never decreases in advanceUsage's units).
-// A capped job's priority does not grow with time; an uncapped job's age
-// term grows at the same rate for every job, so the uncapped bounds are
-// kept without it and ordered once: the age term at the pass's time is
-// added when they are compared. Bounds are recomputed when they expire
-// (every boundHorizonSec while passes run) and raised when a job is
-// queued; a job that starts or leaves only makes its user's bound looser.
+// A user has two bounds, one per list kind (uncapped, capped): the
+// priority of the list's first entry (the largest key) with the user's
+// fair-share factor bounded from above. A capped job's priority does not
+// grow with time; an uncapped job's age term grows at the same rate for
+// every job, so the uncapped bounds are kept without it and the age
+// shift at the pass's time is added when they are compared.
+//
+// The fair-share factor 2^(−usage·U/total) of a user rises only while
+// the usage total grows faster than the user's own usage, and then by at
+// most driftCoef·ln(total'/total) for every user alike (boundDrift).
+// A bound computed when the total was T therefore stays a bound at any
+// later time once FairShareWeight·driftCoef·ln(T'/T) is added, the same
+// amount for every user. So a user's bound is stored as a key, the bound
+// minus the drift term when it was computed, and the users are kept in a
+// max-heap of keys per kind: the bound now is key + drift now. Nothing
+// is recomputed as time passes. A pass visits the users of each heap in
+// descending key order without changing the heap (a small frontier heap
+// of the heap's nodes whose parents were visited), while their bound
+// reaches the best job found. A visited user whose drifted bound exceeds
+// its fresh one (its lists' first keys with exp2Upper of its factor now,
+// a few operations) is deferred at the fresh bound, and its key lowered
+// to it; the others, and deferred users whose fresh bound reaches the
+// best job, are evaluated at their exact fair-share factor, which gives
+// them a tight key. Keys change between passes only (settleBounds). A
+// queued job raises its user's key; a job that starts or leaves only
+// loosens it until the user is next visited.
 
-// boundHorizonSec is how long fair-share bounds hold (seconds): longer
-// means fewer recomputations (O(U log U) each) and looser bounds.
-const boundHorizonSec = 300
-
-// boundOrder is the active user slots by one of their bounds, descending.
-type boundOrder struct {
-	slots []int32
-}
+// driftCoef is c in the drift bound: for every y ≥ 0 and totals
+// 0 < T ≤ T', 2^(−y·T/T') − 2^(−y) ≤ c·ln(T'/T). With ρ = T/T' the left
+// side is at most (1−ρ)·ρ^(ρ/(1−ρ)), which c·ln(1/ρ) exceeds for any
+// c ≥ 1/e (TestDriftCoef checks it).
+const driftCoef = 0.37
 
 // boundsUsable reports whether bounds can be computed: they need weights
 // that never make a term shrink with time.
@@ -51,95 +60,105 @@ func (s *Sim) ageShift() float64 {
 	return pc.AgeWeight * float64(s.now-s.idx.base) / float64(pc.MaxAgeSec)
 }
 
-// refreshBounds recomputes every active user's bounds when they expired
-// (or were never computed) and orders the users by them.
-func (s *Sim) refreshBounds() {
+// boundDrift returns the drift term now: FairShareWeight·driftCoef·ln of
+// the usage total, in units that advanceUsage's rescaling does not
+// reset, so it never decreases.
+func (s *Sim) boundDrift() float64 {
+	fsw := s.cfg.Priority.FairShareWeight
+	if fsw == 0 || !s.boundsUsable() {
+		return 0
+	}
 	x := s.idx
-	if x.bounded && s.now <= x.boundUntil {
+	if s.usageTotal != x.driftAt || s.usageLogScale != x.driftScale {
+		x.driftAt, x.driftScale = s.usageTotal, s.usageLogScale
+		x.drift = driftCoef * fsw * (math.Log(max(s.usageTotal, 0x1p-1022)) + s.usageLogScale)
+	}
+	return x.drift
+}
+
+// initBounds computes every active user's keys and builds the heaps, on
+// the first pass after the index was built.
+func (s *Sim) initBounds() {
+	x := s.idx
+	if x.bounded {
 		return
 	}
-	x.bounded, x.boundUntil = true, s.now+boundHorizonSec
-	x.totalMax = s.usageTotal
-	if hl := s.cfg.Priority.DecayHalfLifeSec; s.cfg.Priority.FairShareWeight != 0 {
-		nmax := s.cfg.Nodes
-		for _, c := range s.cfg.Capacity {
-			nmax = max(nmax, c.Nodes)
-		}
-		w := math.Exp2(float64(x.boundUntil-s.usageT0) / float64(hl))
-		x.totalMax += float64(nmax) * float64(x.boundUntil-s.usageAt) * w
-		if hl <= 0 || math.IsNaN(x.totalMax) {
-			x.totalMax = math.Inf(1) // no bound on usage: fair-share up to 1
-		}
+	x.bounded = true
+	eb, d := s.entryBounder(), s.boundDrift()
+	for k := range x.heaps {
+		x.heaps[k].nodes = x.heaps[k].nodes[:0]
 	}
-	first := len(x.orders[0].slots) == 0 // otherwise the orders hold the active users, by their old bounds
-	if first {
-		for k := range x.orders {
-			x.orders[k].slots = append(x.orders[k].slots, x.active...)
-		}
-	}
-	eb := s.entryBounder()
-	for _, i := range x.orders[0].slots {
-		u := &x.users[i]
-		u.fsMax = s.fairShareMax(int(i))
-		u.bound = [2]float64{math.Inf(-1), math.Inf(-1)}
-		for kind := listUncapped; kind < numLists; kind++ {
-			if l := u.lists[kind]; len(l) > 0 {
-				k := boundKind(kind)
-				u.bound[k] = max(u.bound[k], eb.bound(l[0].key, kind, u.fsMax))
-			}
-		}
-	}
-	for k := range x.orders {
-		o := x.orders[k].slots
-		if first {
-			slices.SortFunc(o, func(a, b int32) int { return x.cmpBound(k, a, b) })
-		} else { // bounds move little between refreshes: nearly sorted
-			for m := 1; m < len(o); m++ {
-				for j := m; j > 0 && x.cmpBound(k, o[j-1], o[j]) > 0; j-- {
-					o[j-1], o[j] = o[j], o[j-1]
-				}
-			}
-		}
-		for m, i := range o {
-			x.users[i].bpos[k] = int32(m)
+	for _, i := range x.active {
+		keys := s.userKeys(&x.users[i], eb, s.fsUpper(int(i)), d)
+		for k := range x.heaps {
+			x.heapPush(k, i, keys[k])
 		}
 	}
 }
 
-// cmpBound orders user slots by bound k descending, then slot.
-func (x *prioIndex) cmpBound(k int, a, b int32) int {
-	ba, bb := x.users[a].bound[k], x.users[b].bound[k]
-	switch {
-	case ba > bb:
-		return -1
-	case ba < bb:
-		return 1
+// userKeys returns the keys of user u's lists for a fair-share factor of
+// at most fs now, when the drift term is d.
+func (s *Sim) userKeys(u *userLists, eb entryBounder, fs, d float64) [2]float64 {
+	keys := [2]float64{math.Inf(-1), math.Inf(-1)}
+	for kind := listUncapped; kind < numLists; kind++ {
+		if l := u.lists[kind]; len(l) > 0 {
+			k := boundKind(kind)
+			keys[k] = max(keys[k], eb.bound(l[0].key, kind, fs)-d)
+		}
 	}
-	return cmpInt64(int64(a), int64(b))
+	for k, v := range keys {
+		if v != v { // NaN: no bound; evaluate the user every pass
+			keys[k] = math.Inf(1)
+		}
+	}
+	return keys
 }
 
-// fairShareMax returns the largest fair-share factor user slot i can
-// reach until boundUntil (0 for the slot of jobs without a user, which
-// get no fair-share term).
-func (s *Sim) fairShareMax(i int) float64 {
+// settleBounds puts the users evaluated by the last pass back into the
+// heaps with the keys their evaluation gave (no-op when there are none).
+func (s *Sim) settleBounds() {
 	x := s.idx
+	for _, r := range x.recap { // before the evaluated users' keys, which are tighter
+		if m := int(x.users[r.slot].bpos[r.k]); m >= 0 && r.key < x.heaps[r.k].nodes[m].key {
+			x.heapSet(int(r.k), m, r.key)
+		}
+	}
+	x.recap = x.recap[:0]
+	for _, i := range x.evaluated {
+		u := &x.users[i]
+		for k := range x.heaps {
+			if m := int(u.bpos[k]); m >= 0 {
+				if x.heaps[k].nodes[m].key != u.fresh[k] {
+					x.heapSet(k, m, u.fresh[k])
+				}
+			} else {
+				x.heapPush(k, i, u.fresh[k])
+			}
+		}
+	}
+	x.evaluated = x.evaluated[:0]
+}
+
+// fsUpper returns an upper bound of user slot i's fair-share factor now
+// (0 for the slot of jobs without a user, which get no fair-share term).
+func (s *Sim) fsUpper(i int) float64 {
 	if i == 0 || s.cfg.Priority.FairShareWeight == 0 {
 		return 0
 	}
 	u := i - 1
-	if u >= len(s.usage) || x.totalMax <= 0 {
+	if u >= len(s.usage) || !(s.usageTotal > 0) {
 		return 1
 	}
-	return exp2Upper(-s.usage[u] / x.totalMax * float64(s.users))
+	return exp2Upper(-s.usage[u] / s.usageTotal * float64(s.users))
 }
 
 // entryBound returns the bound of a list entry of kind with key (and of
 // every entry after it in its list) for a user whose fair-share factor
-// stays below fsMax, with room for rounding: for a capped entry, its
-// priority until boundUntil; for an uncapped one, that minus ageShift.
-func (s *Sim) entryBound(key float64, kind uint8, fsMax float64) float64 {
+// is at most fs, with room for rounding: for a capped entry, its
+// priority; for an uncapped one, that minus ageShift.
+func (s *Sim) entryBound(key float64, kind uint8, fs float64) float64 {
 	eb := s.entryBounder()
-	return eb.bound(key, kind, fsMax)
+	return eb.bound(key, kind, fs)
 }
 
 // entryBounder is entryBound with what it reads of the simulation
@@ -154,7 +173,7 @@ func (s *Sim) entryBounder() entryBounder {
 	return entryBounder{usable: s.boundsUsable(), age: pc.AgeWeight, fsw: pc.FairShareWeight, shiftAbs: math.Abs(s.ageShift())}
 }
 
-func (eb *entryBounder) bound(key float64, kind uint8, fsMax float64) float64 {
+func (eb *entryBounder) bound(key float64, kind uint8, fs float64) float64 {
 	if !eb.usable {
 		return math.Inf(1) // every user is evaluated, as without bounds
 	}
@@ -162,7 +181,7 @@ func (eb *entryBounder) bound(key float64, kind uint8, fsMax float64) float64 {
 	if isCapped(kind) {
 		b += eb.age
 	}
-	b += eb.fsw * fsMax
+	b += eb.fsw * fs
 	return b + 1e-6*(1+math.Abs(b)+eb.shiftAbs)
 }
 
@@ -180,18 +199,21 @@ var exp2Table = func() (t [exp2Steps + 1]float64) {
 	return t
 }()
 
-// exp2Upper returns an upper bound of 2^x for x <= 0, above it by at
-// most a factor 2^(1/exp2Steps) (0.07 %), up to one rounding of the
-// table's values (entryBound's slack covers it): a fair-share bound
-// needs no more, and a table step is several times cheaper than
-// math.Exp2. It is exact for NaN and for x below -1000.
+// exp2Upper returns an upper bound of 2^x for x <= 0, above it by less
+// than one part in 10⁹, up to a few roundings (entryBound's slack covers
+// them): 2^x = 2^(n/exp2Steps)·e^z with z = (x − n/exp2Steps)·ln 2 in
+// [0, ln 2/exp2Steps], the first factor from a table and
+// e^z ≤ 1 + z + z²/2 + z³. It is several times cheaper than math.Exp2,
+// and exact for NaN and for x below -1000.
 func exp2Upper(x float64) float64 {
 	if !(x > -1000 && x <= 0) {
 		return math.Exp2(x)
 	}
-	n := int64(math.Floor(x*exp2Steps)) + 1 // 2^x <= 2^(n/exp2Steps), rounding of x*exp2Steps included
-	q, r := n>>exp2Shift, n&(exp2Steps-1)   // n = q*exp2Steps + r, 0 <= r < exp2Steps
-	return exp2Table[r] * math.Float64frombits(uint64(q+1023)<<52)
+	fl := math.Floor(x * exp2Steps) // exact: exp2Steps is a power of two
+	z := (x-fl/exp2Steps)*math.Ln2 + 0x1p-60
+	n := int64(fl)
+	q, r := n>>exp2Shift, n&(exp2Steps-1) // n = q*exp2Steps + r, 0 <= r < exp2Steps
+	return exp2Table[r] * math.Float64frombits(uint64(q+1023)<<52) * (1 + z + z*z*(0.5+z))
 }
 
 // raiseBound makes user slot i's bounds cover job id, newly queued.
@@ -200,48 +222,30 @@ func (s *Sim) raiseBound(i int, id JobID) {
 	if !x.bounded {
 		return // computed at the next pass
 	}
+	s.settleBounds()
 	u := &x.users[i]
 	if u.bpos[0] < 0 { // newly active
-		u.fsMax = s.fairShareMax(i)
-		for k := range x.orders {
-			u.bound[k] = math.Inf(-1)
-			x.orders[k].place(x, k, i, len(x.orders[k].slots))
+		for k := range x.heaps {
+			x.heapPush(k, int32(i), math.Inf(-1))
 		}
 	}
 	k := boundKind(x.where[id])
-	if b := s.entryBound(x.key[id], x.where[id], u.fsMax); b > u.bound[k] {
-		p := int(u.bpos[k])
-		x.orders[k].slots = slices.Delete(x.orders[k].slots, p, p+1)
-		u.bound[k] = b
-		x.orders[k].place(x, k, i, p)
+	b := s.entryBound(x.key[id], x.where[id], s.fsUpper(i)) - s.boundDrift()
+	if b != b {
+		b = math.Inf(1)
+	}
+	if m := int(u.bpos[k]); b > x.heaps[k].nodes[m].key {
+		x.heapSet(k, m, b)
 	}
 }
 
-// place inserts slot i at its position by bound k and renumbers the slots
-// from there or from renumber (a position something was removed at),
-// whichever comes first.
-func (o *boundOrder) place(x *prioIndex, k, i, renumber int) {
-	at, _ := slices.BinarySearchFunc(o.slots, int32(i), func(e, t int32) int { return x.cmpBound(k, e, t) })
-	o.slots = slices.Insert(o.slots, at, int32(i))
-	for m := min(at, renumber); m < len(o.slots); m++ {
-		x.users[o.slots[m]].bpos[k] = int32(m)
-	}
-}
-
-// dropBound removes user slot i (no jobs left) from the bound orders.
+// dropBound removes user slot i (no jobs left) from the heaps.
 func (s *Sim) dropBound(i int) {
 	x := s.idx
 	u := &x.users[i]
-	for k := range x.orders {
-		p := int(u.bpos[k])
-		if p < 0 {
-			continue
+	for k := range x.heaps {
+		if p := u.bpos[k]; p >= 0 {
+			x.heapRemove(k, int(p))
 		}
-		o := &x.orders[k]
-		o.slots = slices.Delete(o.slots, p, p+1)
-		for m := p; m < len(o.slots); m++ {
-			x.users[o.slots[m]].bpos[k] = int32(m)
-		}
-		u.bpos[k] = -1
 	}
 }

@@ -1,16 +1,18 @@
 package sim
 
 import (
+	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
 )
 
-// TestExp2Upper: exp2Upper bounds 2^x from above, by at most a table
-// step (and a rounding), over the whole range of fair-share exponents.
+// TestExp2Upper: exp2Upper bounds 2^x from above, by less than one part
+// in 10⁹ (and a rounding), over the whole range of fair-share exponents.
 func TestExp2Upper(t *testing.T) {
-	step := math.Exp2(1.0 / exp2Steps)
+	step := 1 + 1e-9
 	check := func(t interface{ Fatalf(string, ...any) }, x float64) {
 		got, want := exp2Upper(x), math.Exp2(x)
 		if got < want*(1-1e-15) || got > want*step*(1+1e-15) {
@@ -25,5 +27,172 @@ func TestExp2Upper(t *testing.T) {
 	}
 	rapid.Check(t, func(t *rapid.T) {
 		check(t, -rapid.Float64Range(0, 1100).Draw(t, "-x"))
+	})
+}
+
+// TestDriftCoef: for totals T <= T' and every exponent y >= 0, a user's
+// fair-share factor rises by at most driftCoef·ln(T'/T):
+// 2^(−y·T/T') − 2^(−y) <= driftCoef·ln(T'/T), checked at the maximising
+// y and on a grid of y, for ratios from 1e-9 to 1 − 1e-12.
+func TestDriftCoef(t *testing.T) {
+	check := func(t interface{ Fatalf(string, ...any) }, rho, y float64) {
+		rise := math.Exp2(-rho*y) - math.Exp2(-y)
+		if allowed := driftCoef * math.Log(1/rho); rise > allowed*(1+1e-9)+1e-300 {
+			t.Fatalf("ρ = %v, y = %v: fair-share factor rises by %v, drift allows %v", rho, y, rise, allowed)
+		}
+	}
+	for _, d := range []float64{1e-12, 1e-9, 1e-6, 1e-3, 0.01, 0.1, 0.5, 0.9, 0.99, 1 - 1e-9} {
+		rho := 1 - d
+		check(t, rho, -math.Log2(rho)/(1-rho)) // the maximum over y
+		for y := 0.0; y < 64; y += 0.125 {
+			check(t, rho, y)
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		rho := rapid.Float64Range(1e-9, 1-1e-12).Draw(t, "rho")
+		check(t, rho, rapid.Float64Range(0, 2000).Draw(t, "y"))
+		check(t, rho, -math.Log2(rho)/(1-rho))
+	})
+}
+
+// TestProperty_BoundsHold: at random times of random overloaded
+// workloads with fair-share (users that come and go, capped ages,
+// several sizes), every active user's bound now (key plus drift, plus the
+// age shift for uncapped lists) is at least the exact priority of each
+// of its pending jobs: a pass that stops at a bound misses no job.
+func TestProperty_BoundsHold(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := DefaultConfig()
+		cfg.Nodes = rapid.IntRange(4, 64).Draw(t, "nodes")
+		cfg.Priority.MaxAgeSec = rapid.Int64Range(600, 86400).Draw(t, "maxAge")
+		cfg.Priority.DecayHalfLifeSec = rapid.Int64Range(600, 4*86400).Draw(t, "halfLife")
+		cfg.Priority.FairShareWeight = rapid.Float64Range(0, 1e5).Draw(t, "fsw")
+		users := rapid.IntRange(1, 40).Draw(t, "users")
+		n := rapid.IntRange(50, 600).Draw(t, "jobs")
+		jobs := make([]Job, n)
+		var at int64
+		for i := range jobs {
+			at += rapid.Int64Range(0, 900).Draw(t, "gap")
+			lim := rapid.Int64Range(600, 3*86400).Draw(t, "limit")
+			jobs[i] = Job{User: int32(rapid.IntRange(0, users-1).Draw(t, "user")), Nodes: int32(rapid.IntRange(1, cfg.Nodes).Draw(t, "n")),
+				Submit: at, LimitSec: lim, RunSec: rapid.Int64Range(1, lim).Draw(t, "run"), After: NoJob}
+		}
+		s, err := New(cfg, jobs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := s.Now()
+		for range rapid.IntRange(1, 30).Draw(t, "checks") {
+			now += rapid.Int64Range(0, 6*3600).Draw(t, "step")
+			if err := s.RunUntil(context.Background(), now); err != nil {
+				t.Fatal(err)
+			}
+			if s.idx == nil || !s.idx.bounded {
+				continue
+			}
+			checkBounds(t, s)
+		}
+	})
+}
+
+// checkBounds fails unless every active user's bounds cover the exact
+// priority of each of its indexed jobs now.
+func checkBounds(t interface{ Fatalf(string, ...any) }, s *Sim) {
+	x := s.idx
+	s.settleBounds()
+	s.advanceUsage(s.now)
+	s.scratch.gen++
+	if s.cfg.Priority.FairShareWeight != 0 && len(s.scratch.fs) < s.users {
+		s.scratch.fs = make([]float64, s.users+1)
+		s.scratch.fsGen = make([]uint64, len(s.scratch.fs))
+	}
+	d, shift := s.boundDrift(), s.ageShift()
+	for k := range x.heaps {
+		h := x.heaps[k].nodes
+		if len(h) != len(x.active) {
+			t.Fatalf("heap %d holds %d users, %d are active", k, len(h), len(x.active))
+		}
+		for m := range h {
+			if x.users[h[m].slot].bpos[k] != int32(m) {
+				t.Fatalf("heap %d: node %d is user slot %d, whose position says %d", k, m, h[m].slot, x.users[h[m].slot].bpos[k])
+			}
+			if p := (m - 1) / 2; m > 0 && higher(&h[m], &h[p]) {
+				t.Fatalf("heap %d: node %d is above its parent", k, m)
+			}
+		}
+	}
+	for _, i := range x.active {
+		u := &x.users[i]
+		if u.bpos[0] < 0 || u.bpos[1] < 0 {
+			t.Fatalf("active user slot %d is not in the heaps", i)
+		}
+		for kind := listUncapped; kind < numLists; kind++ {
+			for _, e := range u.lists[kind] {
+				if e.dead {
+					continue
+				}
+				k := boundKind(kind)
+				b := x.heaps[k].nodes[u.bpos[k]].key + d
+				if k == 0 {
+					b += shift
+				}
+				if p := s.priorityOf(e.id, s.usageTotal); p > b {
+					t.Fatalf("at %d, user slot %d, list %d: job %d has priority %v above the bound %v", s.now, i, kind, e.id, p, b)
+				}
+			}
+		}
+	}
+}
+
+// TestFirstFit: firstFit finds the first start of a run of slots with
+// enough nodes exactly as a scan of every slot does (a full span of d
+// slots, or the run that reaches the end of the window).
+func TestFirstFit(t *testing.T) {
+	scan := func(free []int, nodes, d int) (int, bool) {
+		run := 0
+		for k, v := range free {
+			if v < nodes {
+				run = 0
+				continue
+			}
+			if run++; run == d {
+				return k + 1 - d, true
+			}
+		}
+		return len(free) - run, run > 0
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		free := rapid.SliceOfN(rapid.IntRange(-2, 8), 0, 300).Draw(t, "free")
+		nodes := rapid.IntRange(1, 8).Draw(t, "nodes")
+		d := rapid.IntRange(1, max(1, len(free))).Draw(t, "d")
+		k, ok := firstFit(free, nodes, d)
+		wk, wok := scan(free, nodes, d)
+		if ok != wok || ok && k != wk {
+			t.Fatalf("firstFit(%v, %d, %d) = %d, %v; a full scan gives %d, %v", free, nodes, d, k, ok, wk, wok)
+		}
+	})
+}
+
+// TestSearchList: searchList answers as a binary search over the whole
+// list, probing from either end, for entries in the list and between.
+func TestSearchList(t *testing.T) {
+	s := &Sim{}
+	rapid.Check(t, func(t *rapid.T) {
+		keys := rapid.SliceOfN(rapid.IntRange(0, 20), 0, 200).Draw(t, "keys")
+		l := make([]entry, len(keys))
+		for i, k := range keys {
+			l[i] = entry{key: float64(k), submit: int64(i % 3), id: JobID(i)}
+		}
+		slices.SortFunc(l, s.indexCmp)
+		e := entry{key: float64(rapid.IntRange(-1, 21).Draw(t, "key")), submit: int64(rapid.IntRange(0, 2).Draw(t, "submit")), id: JobID(rapid.IntRange(0, 200).Draw(t, "id"))}
+		if len(l) > 0 && rapid.Bool().Draw(t, "member") {
+			e = l[rapid.IntRange(0, len(l)-1).Draw(t, "at")]
+		}
+		want, wantFound := slices.BinarySearchFunc(l, e, s.indexCmp)
+		for _, fromEnd := range []bool{false, true} {
+			if got, found := s.searchList(l, e, fromEnd); got != want || found != wantFound {
+				t.Fatalf("searchList(fromEnd %v) = %d, %v; binary search %d, %v", fromEnd, got, found, want, wantFound)
+			}
+		}
 	})
 }

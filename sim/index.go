@@ -44,14 +44,19 @@ type prioIndex struct {
 	// dirty lists the user slots with entries gone stale since the last
 	// prepareIndex (userLists.dirty marks them).
 	dirty []int32
-	// orders list the active user slots by their bounds (bound.go), one
-	// order per boundKind; bounded says the
-	// bounds hold until boundUntil (Unix seconds), computed with usage
-	// totals of at most totalMax.
-	orders     [2]boundOrder
-	bounded    bool
-	boundUntil int64
-	totalMax   float64
+	// heaps hold the active user slots by their bound keys (bound.go),
+	// one heap per boundKind, once bounded (the first pass computes them).
+	// evaluated lists the slots the last pass evaluated, whose fresh keys
+	// settleBounds sets.
+	heaps     [2]boundHeap
+	bounded   bool
+	evaluated []int32
+	// recap lists the keys the last pass lowered to a user's fresh bound
+	// (evaluate), set by settleBounds.
+	recap []recapKey
+	// drift is boundDrift for the usage total driftAt and scale
+	// driftScale: a pass and the jobs queued at one time share it.
+	drift, driftAt, driftScale float64
 }
 
 // entry is a job in a list with its key when it was added: a stale entry
@@ -91,7 +96,7 @@ const (
 // isCapped reports whether list kind k holds capped jobs.
 func isCapped(k uint8) bool { return k >= listCapped }
 
-// boundKind returns the index of the bound (and of prioIndex.orders) of
+// boundKind returns the index of the bound (and of prioIndex.heaps) of
 // list kind k: 0 for uncapped jobs, 1 for capped ones.
 func boundKind(k uint8) int {
 	if isCapped(k) {
@@ -111,14 +116,20 @@ type userLists struct {
 	// (entries from runFrom to the run's end): lists do not change
 	// during a pass, so a later search from inside it has the same end.
 	runFrom, runEnd [numLists]int
-	pos             int32 // index in prioIndex.active, -1 when not there
-	dirty           bool  // listed in prioIndex.dirty
-	// bound[k] bounds the priority of the user's jobs in the lists of
-	// boundKind k until prioIndex.boundUntil (the uncapped one without
-	// the age shift), with fair-share factor at most fsMax; bpos[k] is
-	// the user's index in prioIndex.orders[k], -1 when not there.
-	bound   [2]float64
-	fsMax   float64
+	// lb caches each list's first remaining job in exact order for the
+	// pass of generation lbGen[k] (listBest): its index (-1: none) and
+	// priority. It stays right while that entry remains: the pass only
+	// takes entries, and taking others does not change which comes first.
+	lbGen [numLists]uint32
+	lbM   [numLists]int32
+	lbP   [numLists]float64
+	pos   int32 // index in prioIndex.active, -1 when not there
+	dirty bool  // listed in prioIndex.dirty
+	// fresh[k] is the bound key (bound.go) of the user's lists of
+	// boundKind k that the user's last evaluation gave, until
+	// settleBounds sets it in the heap. bpos[k] is the user's index in
+	// prioIndex.heaps[k], -1 when not there.
+	fresh   [2]float64
 	bpos    [2]int32
 	evalGen uint32 // the pass generation that evaluated the user
 }
@@ -132,7 +143,7 @@ func (s *Sim) index() *prioIndex {
 }
 
 func (s *Sim) buildIndex() {
-	x := &prioIndex{}
+	x := &prioIndex{driftAt: math.NaN()} // boundDrift computes it on first use
 	if len(s.arrivals) > 0 {
 		x.base = s.jobs[s.arrivals[0]].Submit
 	}
@@ -196,7 +207,7 @@ func (s *Sim) indexAdd(id JobID) {
 	}
 	l := u.lists[kind]
 	e := entry{key: key, from: from, submit: s.jobs[id].Submit, limit: s.jobs[id].LimitSec, id: id, nodes: s.jobs[id].Nodes}
-	i, _ := slices.BinarySearchFunc(l, e, s.indexCmp)
+	i, _ := s.searchList(l, e, true) // a new job's key is its list's smallest, or near it
 	u.lists[kind] = slices.Insert(l, i, e)
 	if kind == listRecent && len(u.lists[kind]) > max(64, len(u.lists[listCapped])/8) {
 		s.mergeRecent(u)
@@ -240,6 +251,36 @@ func (s *Sim) indexCmp(ea, eb entry) int {
 	return cmpInt64(int64(ea.id), int64(eb.id))
 }
 
+// searchList is slices.BinarySearchFunc(l, e, s.indexCmp): where e is or
+// belongs in l. It probes from the end of l (fromEnd) or from its start,
+// at distances 1, 2, 4, … before the binary search, so it costs
+// O(log d) comparisons for an answer d entries from that end: a job
+// queued now belongs at or near the end of its list, and a job reaching
+// the age cap is at or near the front of its uncapped list.
+func (s *Sim) searchList(l []entry, e entry, fromEnd bool) (int, bool) {
+	n := len(l)
+	lo, hi := 0, n // the answer is in [lo, hi]
+	for step := 1; step <= n; step *= 2 {
+		i := step - 1
+		if fromEnd {
+			i = n - step
+		}
+		if s.indexCmp(l[i], e) < 0 {
+			lo = i + 1
+			if fromEnd {
+				break
+			}
+		} else {
+			hi = i
+			if !fromEnd {
+				break
+			}
+		}
+	}
+	i, found := slices.BinarySearchFunc(l[lo:min(hi+1, n)], e, s.indexCmp)
+	return lo + i, found
+}
+
 // indexRemove drops a job that started or left the queue.
 func (s *Sim) indexRemove(id JobID) {
 	x := s.idx
@@ -252,7 +293,7 @@ func (s *Sim) indexRemove(id JobID) {
 	i := int(x.hint.m)
 	if h := x.hint; h.id != id || h.slot != int32(s.slot(id)) || h.k != k || i >= len(l) || l[i].id != id || l[i].dead {
 		var found bool
-		i, found = slices.BinarySearchFunc(l, entry{key: x.key[id], submit: s.jobs[id].Submit, id: id}, s.indexCmp)
+		i, found = s.searchList(l, entry{key: x.key[id], submit: s.jobs[id].Submit, id: id}, false) // one reaching the age cap is near the front
 		if !found {
 			panic("sim: indexed job missing from its list")
 		}
@@ -282,6 +323,9 @@ func (x *prioIndex) grow(n int) {
 // call, drops stale entries where they outnumber live ones.
 func (s *Sim) prepareIndex() {
 	x := s.idx
+	if len(x.evaluated) > 0 || len(x.recap) > 0 {
+		s.settleBounds()
+	}
 	for e, ok := x.cross.peek(); ok && e.at <= s.now; e, ok = x.cross.peek() {
 		id := x.cross.pop().job
 		if x.where[id] != listUncapped {
@@ -336,12 +380,18 @@ type passIter struct {
 	last  entry     // the job next returned last
 	prio  []float64 // per slot: that job's priority
 	fs    []float64 // per slot: its fair-share input (fairShare), set when evaluated
-	scan  [2]int    // users prioIndex.orders[k][:scan[k]] are evaluated
 	// nb caches nextBound's result (nbOK) until a user is evaluated.
 	nbK   int
 	nbV   float64
 	nbOK  bool
 	shift float64 // ageShift: what the uncapped bounds leave out
+	drift float64 // boundDrift at the pass's time
+	eb    entryBounder
+	fr    [2]frontier // the visit of each bound heap
+	// deferred holds the users visited at a bound above their fresh
+	// bound (freshBound), by the latter (with the age shift): nextBound
+	// returns deferredK for its top.
+	deferred slotHeap
 	// bandBase is band(0): band(key) is bandBase + 1e-9·|key| up to
 	// rounding, far below the band itself.
 	bandBase float64
@@ -378,7 +428,7 @@ func (s *Sim) byPriority() *passIter {
 	it := &s.scratch.iter
 	// cand and prio keep their length: a slot's values are set when it is
 	// evaluated (advance), before they are read.
-	*it = passIter{s: s, total: s.usageTotal, heap: it.heap[:0], cand: it.cand, pos: it.pos, prio: it.prio, fs: it.fs}
+	*it = passIter{s: s, total: s.usageTotal, heap: it.heap[:0], cand: it.cand, pos: it.pos, prio: it.prio, fs: it.fs, fr: it.fr, deferred: slotHeap{nodes: it.deferred.nodes[:0]}}
 	for len(it.cand) < len(x.users) {
 		it.cand = append(it.cand, entry{id: NoJob})
 		it.pos = append(it.pos, listPos{})
@@ -389,8 +439,13 @@ func (s *Sim) byPriority() *passIter {
 		s.scratch.fs = make([]float64, s.users+s.users/2+1)
 		s.scratch.fsGen = make([]uint64, len(s.scratch.fs))
 	}
-	s.refreshBounds()
-	it.shift = s.ageShift()
+	if !x.bounded {
+		s.initBounds()
+	}
+	it.shift, it.drift, it.eb = s.ageShift(), s.boundDrift(), s.entryBounder()
+	for k := range it.fr {
+		it.fr[k].reset(&x.heaps[k])
+	}
 	it.bandBase = it.band(0)
 	if s.reference {
 		it.ref, it.sorted = true, slices.DeleteFunc(slices.Clone(s.order()), s.ghost)
@@ -422,23 +477,42 @@ func (it *passIter) advance(i int) bool {
 // they are unset). It moves the lists' cursors past taken and stale
 // entries.
 func (it *passIter) best(i int, skip uint8, dst *entry, p *float64, at *listPos) bool {
-	x := it.s.idx
-	u := &x.users[i]
+	u := &it.s.idx.users[i]
 	found, bestP, bestK, bestM := false, 0.0, uint8(0), 0
-	fs := it.fs[i]
 	for k := listUncapped; k < numLists; k++ {
-		if k == skip {
+		if k == skip || len(u.lists[k]) == 0 {
 			continue
 		}
-		l := u.lists[k]
-		c := u.cur[k]
-		for c < len(l) && (l[c].dead || l[c].taken == x.gen) {
-			c++
+		m, q, ok := it.listBest(u, i, k)
+		if ok && (!found || before(&u.lists[k][m], q, &u.lists[bestK][bestM], bestP)) {
+			found, bestP, bestK, bestM = true, q, k, m
 		}
-		u.cur[k] = c
-		if c == len(l) {
-			continue
+	}
+	if found {
+		*dst, *p, *at = u.lists[bestK][bestM], bestP, listPos{k: bestK, m: int32(bestM)}
+	}
+	return found
+}
+
+// listBest returns the index and priority of the first remaining job of
+// user u's list k in exact order, and false when none remains. It moves
+// the list's cursor past taken and stale entries.
+func (it *passIter) listBest(u *userLists, i int, k uint8) (int, float64, bool) {
+	x := it.s.idx
+	l := u.lists[k]
+	c := u.cur[k]
+	for c < len(l) && (l[c].dead || l[c].taken == x.gen) {
+		c++
+	}
+	u.cur[k] = c
+	if u.lbGen[k] == x.gen {
+		if m := u.lbM[k]; m < 0 || !l[m].dead && l[m].taken != x.gen {
+			return int(m), u.lbP[k], m >= 0
 		}
+	}
+	found, bestP, bestM := false, 0.0, -1
+	if c < len(l) {
+		fs := it.fs[i]
 		lo := l[c].key - it.band2(l[c].key)
 		prev := -1 // the last entry evaluated: a job with the same inputs has the same priority and comes later
 		for m := c; m < len(l) && l[m].key >= lo; m++ {
@@ -454,15 +528,13 @@ func (it *passIter) best(i int, skip uint8, dst *entry, p *float64, at *listPos)
 			}
 			prev = m
 			q := it.priority(e, k, fs)
-			if !found || before(e, q, &u.lists[bestK][bestM], bestP) {
-				found, bestP, bestK, bestM = true, q, k, m
+			if !found || before(e, q, &l[bestM], bestP) {
+				found, bestP, bestM = true, q, m
 			}
 		}
 	}
-	if found {
-		*dst, *p, *at = u.lists[bestK][bestM], bestP, listPos{k: bestK, m: int32(bestM)}
-	}
-	return found
+	u.lbGen[k], u.lbM[k], u.lbP[k] = x.gen, int32(bestM), bestP
+	return bestM, bestP, found
 }
 
 // band2 is band(key) as the iterator computes it: bandBase plus the
@@ -550,13 +622,39 @@ func (it *passIter) evaluate() {
 		if next < 0 || len(it.heap) > 0 && nb < it.prio[it.heap[0]] {
 			return
 		}
-		i := x.orders[next].slots[it.scan[next]]
-		it.scan[next]++
+		var i int32
+		if next == deferredK {
+			i = it.deferred.pop()
+		} else {
+			n, _ := it.fr[next].top()
+			i = n.slot
+			it.fr[next].pop()
+		}
 		it.nbOK = false
 		u := &x.users[i]
+		if next != deferredK {
+			// The drift in a key bounds how far any user's fair-share
+			// factor can have risen since the key was computed; the
+			// factor's bound now (exp2Upper, cheap beside an evaluation)
+			// is often far lower. A user whose bound drifted past that is
+			// visited again at it instead, and its key lowered to it
+			// (settleBounds), so it drifts from there.
+			cb := it.freshBound(u, i, next)
+			b := cb
+			if next == 0 {
+				b += it.shift
+			}
+			if b < nb {
+				it.deferred.push(b, i)
+				x.recap = append(x.recap, recapKey{slot: i, k: int8(next), key: cb - it.drift})
+				continue
+			}
+		}
 		u.evalGen, u.cur, u.runFrom, u.runEnd = x.gen, [numLists]int{}, [numLists]int{}, [numLists]int{}
+		x.evaluated = append(x.evaluated, i)
 		it.s.work.UsersEvaluated++
 		it.fs[i] = it.fairShare(int(i))
+		u.fresh = it.s.userKeys(u, it.eb, max(it.fs[i], 0), it.drift) // exact now: a tight key
 		if it.advance(int(i)) {
 			it.heap = append(it.heap, i)
 			it.up(len(it.heap) - 1)
@@ -564,25 +662,50 @@ func (it *passIter) evaluate() {
 	}
 }
 
-// nextBound returns the bound order whose next unevaluated user has the
-// largest bound, and that bound (with the age shift for uncapped
-// bounds); -1 when every user is evaluated. No unevaluated user has a
-// job of higher priority than the bound.
+// freshBound returns the bound of user slot i's lists of boundKind k now,
+// with its fair-share factor bounded by fsUpper (the uncapped one without
+// the age shift).
+func (it *passIter) freshBound(u *userLists, i int32, k int) float64 {
+	fs := it.s.fsUpper(int(i))
+	b := math.Inf(-1)
+	for kind := listUncapped; kind < numLists; kind++ {
+		if boundKind(kind) == k && len(u.lists[kind]) > 0 {
+			b = max(b, it.eb.bound(u.lists[kind][0].key, kind, fs))
+		}
+	}
+	return b
+}
+
+// nextBound returns where the next user to visit is, the bound heap (0
+// or 1) whose first unvisited user has the largest bound or deferredK
+// for the first deferred user, and that bound (key plus drift, plus the
+// age shift for uncapped bounds; a deferred user's fresh bound); -1 when
+// every user is evaluated. No unevaluated user has a job of higher
+// priority than the bound. Users the pass evaluated already are passed
+// on the way.
 func (it *passIter) nextBound() (int, float64) {
 	if it.nbOK {
 		return it.nbK, it.nbV
 	}
 	x := it.s.idx
 	next, nb := -1, 0.0
-	for k := range x.orders {
-		o := x.orders[k].slots
-		for it.scan[k] < len(o) && x.users[o[it.scan[k]]].evalGen == x.gen {
-			it.scan[k]++
+	for it.deferred.len() > 0 && x.users[it.deferred.top().slot].evalGen == x.gen {
+		it.deferred.pop()
+	}
+	if it.deferred.len() > 0 {
+		next, nb = deferredK, it.deferred.top().key
+	}
+	for k := range it.fr {
+		f := &it.fr[k]
+		n, ok := f.top()
+		for ok && x.users[n.slot].evalGen == x.gen {
+			f.pop()
+			n, ok = f.top()
 		}
-		if it.scan[k] == len(o) {
+		if !ok {
 			continue
 		}
-		b := x.users[o[it.scan[k]]].bound[k]
+		b := n.key + it.drift
 		if k == 0 {
 			b += it.shift
 		}

@@ -245,3 +245,36 @@ func schedule(tb interface {
 	}
 	return out, s.Work()
 }
+
+// TestWork_MainPassEvaluatesFewUsers: on an overloaded queue of 200 users
+// with fair-share (a job every 5 minutes for 20 days on 64 nodes, each
+// running 4 h: more than twice the capacity, so most jobs reach the age
+// cap), a main pass evaluates a few users at their exact priority, not
+// the 200 with pending jobs: the bounds, kept as the usage total grows,
+// reach only the users near the top.
+func TestWork_MainPassEvaluatesFewUsers(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.Nodes = 64
+	cfg.Backfill.Flavour = sim.BackfillNone
+	var jobs []sim.Job
+	for i := range int64(20 * 86400 / 300) {
+		j := simtest.Job(int32(1+i%5), i*300, 8*3600, 4*3600)
+		j.User = int32((i * 7) % 200)
+		jobs = append(jobs, j)
+	}
+	s, err := sim.New(cfg, jobs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w := s.Work()
+	if w.MaxPending < 1000 {
+		t.Fatalf("at most %d jobs pending: not overloaded", w.MaxPending)
+	}
+	if per := float64(w.UsersEvaluated) / float64(w.MainPasses); per > 4 {
+		t.Errorf("%.1f users evaluated per main pass (%d in %d passes), want at most 4 of 200", per, w.UsersEvaluated, w.MainPasses)
+	}
+	t.Logf("%+v", w)
+}

@@ -39,6 +39,7 @@ func (s *Sim) advanceUsage(t int64) {
 			s.usage[u] /= w
 		}
 		s.usageTotal /= w
+		s.usageLogScale += math.Log(w)
 		s.usageT0, w = t, 1
 	}
 	// Locals keep the total in a register: the same additions, in the

@@ -84,6 +84,9 @@ type Sim struct {
 	usageTotal float64   // sum of usage
 	usageAt    int64     // time usage was last brought up to date
 	usageT0    int64     // time at which the usage scale is 1
+	// usageLogScale is the sum of ln of the factors advanceUsage divided
+	// usage by: ln(usageTotal)+usageLogScale never decreases (boundDrift).
+	usageLogScale float64
 
 	scratch scratch // reusable buffers, never shared by clones
 

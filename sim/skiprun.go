@@ -81,36 +81,42 @@ func (it *passIter) consume(i int, k uint8, maxShort int64, max int, ru entry, r
 	u := &x.users[i]
 	l := u.lists[k]
 	fs := it.fs[i]
-	n, m := 0, u.cur[k]
+	n, m := 0, nextLive(l, u.cur[k], x.gen)
+	var prev *entry // the entry taken last: one with its inputs has its priority p
+	p := 0.0
 	for m < len(l) && n < max {
 		e := &l[m]
-		if e.dead || e.taken == x.gen {
-			m++
-			continue
-		}
 		if e.limit <= maxShort {
 			break
 		}
-		p := it.priority(e, k, fs)
+		if prev == nil || !sameInputs(e, prev, k) {
+			p = it.priority(e, k, fs)
+		}
 		if haveNB && !(p > nb) || haveRU && !before(e, p, &ru, ruP) {
 			break
 		}
-		// The next live entry must come after e in exact order too: far
-		// enough below it, or with the same inputs (then list order is
-		// exact order).
-		nx := m + 1
-		for nx < len(l) && (l[nx].dead || l[nx].taken == x.gen) {
-			nx++
-		}
-		if nx < len(l) && l[nx].key >= e.key-it.band2(e.key) && !sameInputs(e, &l[nx], k) {
+		// The next live entry must come after e in exact order too: with
+		// the same inputs (then list order is exact order) or far enough
+		// below it.
+		nx := nextLive(l, m+1, x.gen)
+		if nx < len(l) && !sameInputs(e, &l[nx], k) && l[nx].key >= e.key-it.band2(e.key) {
 			break
 		}
 		e.taken = x.gen
 		n++
-		m = nx
+		prev, m = e, nx
 	}
 	if n > 0 {
 		u.cur[k] = m
 	}
 	return n
+}
+
+// nextLive returns the index of the first entry of l from m on that is
+// neither stale nor taken in the pass of generation gen (len(l) if none).
+func nextLive(l []entry, m int, gen uint32) int {
+	for m < len(l) && (l[m].dead || l[m].taken == gen) {
+		m++
+	}
+	return m
 }

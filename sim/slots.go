@@ -33,21 +33,34 @@ func (p *slotPlan) earliest(nodes int, dur int64) (int64, bool) {
 			return 0, false
 		}
 	}
-	run := 0 // consecutive slots up to k with enough nodes
-	for k, v := range p.free {
-		if v < nodes {
-			run = 0
-			continue
-		}
-		run++
-		if run == d {
-			return p.now + int64(k+1-d)*p.res, true
-		}
-	}
-	if run > 0 { // free from len-run to the window's end
-		return p.now + int64(len(p.free)-run)*p.res, true
+	if k, ok := firstFit(p.free, nodes, d); ok {
+		return p.now + int64(k)*p.res, true
 	}
 	p.fail(shape{nodes, d})
+	return 0, false
+}
+
+// firstFit returns the first slot k from which free has at least nodes
+// in each of the d slots from k on (or in each slot from k to the end,
+// when fewer remain), and false if there is none. It checks a candidate
+// span from its last slot backwards: a slot short of nodes rules out
+// every start up to it, so the next candidate starts after it and only
+// its slots beyond those already checked are read. Long spans therefore
+// read a fraction of the slots; each slot is read at most once.
+func firstFit(free []int, nodes, d int) (int, bool) {
+	n := len(free)
+	k, good := 0, 0 // free[k:good] are known to have enough nodes
+	for k < n {
+		end := min(k+d, n)
+		j := end - 1
+		for j >= good && free[j] >= nodes {
+			j--
+		}
+		if j < good {
+			return k, true
+		}
+		k, good = j+1, end
+	}
 	return 0, false
 }
 
