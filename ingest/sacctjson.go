@@ -475,7 +475,11 @@ func (s *jsonReader) offset() int64 { return s.dec.InputOffset() + s.delta }
 // first bad byte, or an I/O error into a plain one.
 func (s *jsonReader) syntaxError(err error) error {
 	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
 	switch {
+	case errors.As(err, &te): // a number beyond float64 where a token was read
+		return &ParseError{Path: s.c.path, Line: s.lineHere(),
+			Err: fmt.Errorf("%w: invalid JSON: a %s out of range", ErrBadRecord, te.Value)}
 	case errors.Is(err, errRecordTooLong):
 		return &ParseError{Path: s.c.path, Line: s.lineHere(),
 			Err: fmt.Errorf("%w: a JSON value outside the jobs array longer than %d bytes (--max-line-bytes)", ErrLineTooLong, s.lineLimit())}

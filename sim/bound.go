@@ -114,8 +114,9 @@ func (s *Sim) userKeys(u *userLists, eb entryBounder, fs, d float64) [2]float64 
 	return keys
 }
 
-// settleBounds puts the users evaluated by the last pass back into the
-// heaps with the keys their evaluation gave (no-op when there are none).
+// settleBounds sets the keys the last pass gave: the lowered keys of the
+// users it deferred, then the exact keys of the users it evaluated (no-op
+// when there are none).
 func (s *Sim) settleBounds() {
 	x := s.idx
 	for _, r := range x.recap { // before the evaluated users' keys, which are tighter
