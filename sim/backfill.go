@@ -5,7 +5,8 @@ import (
 	"slices"
 )
 
-// runEnd is a running job's planned release: start + time limit.
+// runEnd is a running job's planned release: start + time limit (Unix
+// seconds), and its nodes.
 type runEnd struct {
 	at    int64
 	nodes int
@@ -56,14 +57,14 @@ func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 // (the change from the capacity before it; unannounced steps are not
 // known before they apply).
 func (s *Sim) releases(pred bool, add func(at int64, nodes int)) {
-	for _, id := range s.running {
-		j := &s.jobs[id]
-		start := s.st.get(id).start
-		at := start + j.LimitSec
-		if pr := s.predRun(id); pred && pr > 0 && start+pr > s.now {
-			at = start + pr
+	for i, r := range s.runRel {
+		if pred {
+			id := s.running[i]
+			if pr, start := s.predRun(id), s.st.get(id).start; pr > 0 && start+pr > s.now {
+				r.at = start + pr
+			}
 		}
-		add(at, int(j.Nodes))
+		add(r.at, r.nodes)
 	}
 	capNow := s.capacity
 	for k := s.capIdx; k < len(s.cfg.Capacity); k++ {
@@ -149,18 +150,18 @@ func (s *Sim) buildSlots(pred bool, slots int) *slotPlan {
 			free[k] += nodes
 		}
 	})
-	sum := s.free()
+	sum, zero := s.free(), slots
 	for k := range slots {
 		sum += free[k]
 		free[k] = sum
+		if sum < 1 {
+			zero = min(zero, k)
+		}
 	}
 	s.scratch.free = free
 	p := &s.scratch.slots
-	p.now, p.res, p.free, p.failed = s.now, res, free[:slots], p.failed[:0]
-	p.zero = slices.IndexFunc(p.free, func(v int) bool { return v < 1 })
-	if p.zero < 0 {
-		p.zero = len(p.free)
-	}
+	p.now, p.res, p.free, p.failed, p.zero = s.now, res, free[:slots], p.failed[:0], zero
+	p.forgetHints()
 	return p
 }
 

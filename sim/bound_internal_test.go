@@ -196,3 +196,118 @@ func TestSearchList(t *testing.T) {
 		}
 	})
 }
+
+// TestBoundSlack_Tight: a year into a trace (an age shift of 365,000 with
+// the default weights), a bound exceeds the exact priority it covers by
+// less than 0.001 priority points, for capped and uncapped jobs: a slack
+// wider than the gaps between users' top jobs makes passes evaluate
+// users they could pass over (with 1e-6 it was 0.4 points).
+func TestBoundSlack_Tight(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Nodes = 1000
+	s := &Sim{cfg: cfg, idx: &prioIndex{base: 0}}
+	pc := &cfg.Priority
+	s.now = 365 * 86400
+	eb := s.entryBounder()
+	if shift := s.ageShift(); shift < 3.6e5 {
+		t.Fatalf("age shift %v, want a year's (about 365,000)", shift)
+	}
+	for _, fs := range []float64{0, 1e-3, 0.5, 1} {
+		for _, nodes := range []int32{1, 64, 1000} {
+			size := pc.SizeWeight * float64(nodes) / float64(cfg.Nodes)
+			// An uncapped job 3 days old, and a capped one.
+			from := s.now - 3*86400
+			key := size - pc.AgeWeight*float64(from-s.idx.base)/float64(pc.MaxAgeSec)
+			got := eb.bound(key, listUncapped, fs) + s.ageShift()
+			if exact := s.priorityFrom(nodes, from, fs); got < exact || got-exact > 1e-3 {
+				t.Errorf("uncapped, fs %v, %d nodes: bound %v, exact priority %v", fs, nodes, got, exact)
+			}
+			got = eb.bound(size, listCapped, fs)
+			if exact := s.priorityCapped(size, fs); got < exact || got-exact > 1e-3 {
+				t.Errorf("capped, fs %v, %d nodes: bound %v, exact priority %v", fs, nodes, got, exact)
+			}
+		}
+	}
+}
+
+// TestProperty_RunRelMatchesJobs: the backfill plan's copy of each running
+// job's release (runRel) is the job's start plus its limit and its nodes,
+// in the order of the running list, through starts, ends and clones.
+func TestProperty_RunRelMatchesJobs(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := DefaultConfig()
+		cfg.Nodes = rapid.IntRange(1, 32).Draw(t, "nodes")
+		n := rapid.IntRange(1, 300).Draw(t, "jobs")
+		jobs := make([]Job, n)
+		var at int64
+		for i := range jobs {
+			at += rapid.Int64Range(0, 1800).Draw(t, "gap")
+			lim := rapid.Int64Range(60, 86400).Draw(t, "limit")
+			jobs[i] = Job{User: int32(rapid.IntRange(0, 5).Draw(t, "user")), Nodes: int32(rapid.IntRange(1, cfg.Nodes).Draw(t, "n")),
+				Submit: at, LimitSec: lim, RunSec: rapid.Int64Range(1, lim).Draw(t, "run"), After: NoJob}
+		}
+		s, err := New(cfg, jobs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := s.Now()
+		for range rapid.IntRange(1, 20).Draw(t, "checks") {
+			now += rapid.Int64Range(0, 4*3600).Draw(t, "step")
+			if err := s.RunUntil(context.Background(), now); err != nil {
+				t.Fatal(err)
+			}
+			if rapid.Bool().Draw(t, "clone") {
+				s = s.Clone(nil)
+			}
+			if len(s.runRel) != len(s.running) {
+				t.Fatalf("at %d: %d releases for %d running jobs", s.now, len(s.runRel), len(s.running))
+			}
+			for i, id := range s.running {
+				j := &s.jobs[id]
+				if want := (runEnd{at: s.st.get(id).start + j.LimitSec, nodes: int(j.Nodes)}); s.runRel[i] != want {
+					t.Fatalf("at %d: running job %d (index %d) has release %+v, want %+v", s.now, id, i, s.runRel[i], want)
+				}
+			}
+		}
+	})
+}
+
+// TestProperty_EndOfRunRemembered: the run of equal keys a list remembers
+// across passes (endOfRun) stays right as entries are inserted anywhere
+// their key allows, the head is trimmed and the list rebuilt: every
+// answer equals a fresh search (endOfKeyRun).
+func TestProperty_EndOfRunRemembered(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var u userLists
+		k := listCapped
+		var l []entry // keys descending
+		for range rapid.IntRange(1, 200).Draw(t, "ops") {
+			switch rapid.IntRange(0, 3).Draw(t, "op") {
+			case 0:
+				key := float64(rapid.IntRange(0, 4).Draw(t, "key"))
+				lo := len(l) - len(slices.DeleteFunc(slices.Clone(l), func(e entry) bool { return e.key > key })) // entries above key
+				hi := lo
+				for hi < len(l) && l[hi].key == key {
+					hi++
+				}
+				i := rapid.IntRange(lo, hi).Draw(t, "at")
+				l = slices.Insert(l, i, entry{key: key})
+				u.insertRun(k, i)
+			case 1:
+				h := rapid.IntRange(0, len(l)).Draw(t, "trim")
+				l = l[h:]
+				u.trimRun(k, h)
+			case 2:
+				u.clearRun(k)
+			default:
+				if len(l) == 0 {
+					continue
+				}
+				m := rapid.IntRange(0, len(l)-1).Draw(t, "m")
+				if got, want := u.endOfRun(k, l, m), endOfKeyRun(l, m, l[m].key); got != want {
+					t.Fatalf("end of the run from %d of %v: remembered %d, a search gives %d", m, l, got, want)
+				}
+			}
+		}
+	})
+}

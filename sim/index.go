@@ -112,9 +112,11 @@ type userLists struct {
 	lists [numLists][]entry // indexed by list kind
 	stale [numLists]int
 	cur   [numLists]int // a pass's cursor: entries before it are taken or stale
-	// runFrom[k]..runEnd[k] is a run of equal keys found in this pass
-	// (entries from runFrom to the run's end): lists do not change
-	// during a pass, so a later search from inside it has the same end.
+	// runFrom[k]..runEnd[k] is a run of equal keys of list k found by a
+	// pass (entries from runFrom to the run's end; empty when runFrom ==
+	// runEnd). It holds across passes: marking entries dead keeps their
+	// keys, trimming the list's head shifts it (trimRun), and an insertion
+	// shifts or clears it (insertRun); a rebuild clears it.
 	runFrom, runEnd [numLists]int
 	// lb caches each list's first remaining job in exact order for the
 	// pass of generation lbGen[k] (listBest): its index (-1: none) and
@@ -209,6 +211,7 @@ func (s *Sim) indexAdd(id JobID) {
 	e := entry{key: key, from: from, submit: s.jobs[id].Submit, limit: s.jobs[id].LimitSec, id: id, nodes: s.jobs[id].Nodes}
 	i, _ := s.searchList(l, e, true) // a new job's key is its list's smallest, or near it
 	u.lists[kind] = slices.Insert(l, i, e)
+	u.insertRun(kind, i)
 	if kind == listRecent && len(u.lists[kind]) > max(64, len(u.lists[listCapped])/8) {
 		s.mergeRecent(u)
 	}
@@ -237,6 +240,8 @@ func (s *Sim) mergeRecent(u *userLists) {
 		j++
 	}
 	u.lists[listCapped], u.lists[listRecent] = out, b[:0]
+	u.clearRun(listCapped)
+	u.clearRun(listRecent)
 	u.stale[listCapped], u.stale[listRecent] = 0, 0
 }
 
@@ -350,9 +355,11 @@ func (s *Sim) prepareIndex() {
 				h++
 			}
 			l, u.stale[k] = l[h:], u.stale[k]-h
+			u.trimRun(k, h)
 			if u.stale[k] > 0 && 2*u.stale[k] >= len(l) {
 				l = slices.DeleteFunc(l, func(e entry) bool { return e.dead })
 				u.stale[k] = 0
+				u.clearRun(k)
 			}
 			u.lists[k] = l
 		}
@@ -566,7 +573,9 @@ func (it *passIter) fairShare(i int) float64 {
 	return it.s.fairShare(int32(i-1), it.total)
 }
 
-// endOfRun is endOfKeyRun for list k, remembered for the pass.
+// endOfRun is endOfKeyRun for list k, remembered across passes (a
+// user's capped jobs of one size form one long run, searched for again by
+// every pass that evaluates the user otherwise).
 func (u *userLists) endOfRun(k uint8, l []entry, m int) int {
 	if u.runFrom[k] <= m && m < u.runEnd[k] {
 		return u.runEnd[k]
@@ -575,6 +584,29 @@ func (u *userLists) endOfRun(k uint8, l []entry, m int) int {
 	u.runFrom[k], u.runEnd[k] = m, e
 	return e
 }
+
+// trimRun shifts the remembered run of list k after h entries were
+// dropped from the list's head.
+func (u *userLists) trimRun(k uint8, h int) {
+	u.runFrom[k], u.runEnd[k] = max(u.runFrom[k]-h, 0), max(u.runEnd[k]-h, 0)
+}
+
+// insertRun keeps the remembered run of list k right after an entry was
+// inserted at index i: shifted when i is before it, cleared when i is
+// inside it or at its end (the entry may extend it).
+func (u *userLists) insertRun(k uint8, i int) {
+	switch {
+	case i > u.runEnd[k]:
+	case i < u.runFrom[k]:
+		u.runFrom[k]++
+		u.runEnd[k]++
+	default:
+		u.clearRun(k)
+	}
+}
+
+// clearRun forgets the remembered run of list k (the list was rebuilt).
+func (u *userLists) clearRun(k uint8) { u.runFrom[k], u.runEnd[k] = 0, 0 }
 
 // before is order's comparison of two entries with priorities pa and
 // pb: priority descending, then submission, then ID.
@@ -650,7 +682,7 @@ func (it *passIter) evaluate() {
 				continue
 			}
 		}
-		u.evalGen, u.cur, u.runFrom, u.runEnd = x.gen, [numLists]int{}, [numLists]int{}, [numLists]int{}
+		u.evalGen, u.cur = x.gen, [numLists]int{}
 		x.evaluated = append(x.evaluated, i)
 		it.s.work.UsersEvaluated++
 		it.fs[i] = it.fairShare(int(i))

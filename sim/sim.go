@@ -70,8 +70,13 @@ type Sim struct {
 	// backfill passes that never stop early.
 	reference bool
 	running   []JobID // running jobs, unordered
-	busy      int     // nodes held by running jobs
-	capacity  int     // usable nodes now
+	// runRel is, for each job of running (same index), when it reaches
+	// its time limit and its nodes: what a backfill plan reads, kept
+	// contiguous so a pass does not visit the job tables of every
+	// running job.
+	runRel   []runEnd
+	busy     int // nodes held by running jobs
+	capacity int // usable nodes now
 
 	dependents map[JobID][]JobID // After -> jobs waiting on it (shared; copy-on-write in Submit)
 
@@ -325,6 +330,7 @@ func (s *Sim) Clone(rec Recorder) *Sim {
 	c.events = slices.Clone(s.events)
 	c.pending = slices.Clone(s.pending)
 	c.running = slices.Clone(s.running)
+	c.runRel = slices.Clone(s.runRel)
 	c.userJobs = slices.Clone(s.userJobs)
 	c.userNodes = slices.Clone(s.userNodes)
 	c.busyUsers = slices.Clone(s.busyUsers)

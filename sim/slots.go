@@ -8,15 +8,59 @@ package sim
 // pass over the slots and a reservation touches only its own slots, with
 // no insertions.
 //
-// A job that fits nowhere leaves the plan unchanged, and a plan only
-// loses nodes during a pass, so any later job at least as wide and at
-// least as long fits nowhere either: failed remembers those shapes and
-// earliest answers them without a scan.
+// A plan only loses nodes during a pass, so a shape's earliest start
+// never moves back. A job that fits nowhere leaves the plan unchanged,
+// and any later job at least as wide and at least as long fits nowhere
+// either: failed remembers those shapes and earliest answers them
+// without a scan. A job that fits starts the next search for its shape
+// where the last one found a start (hints): in a deep queue many jobs
+// share a few shapes, and each no longer rereads the slots the last one
+// ruled out.
 type slotPlan struct {
 	now, res int64
 	free     []int   // per slot
 	failed   []shape // shapes that fit nowhere, none dominating another
 	zero     int     // the first slot with no node free (len(free) if none)
+	// hints is a small hash table of the shapes searched in the pass of
+	// generation gen (older entries are empty) and where each last fit.
+	hints [256]shapeHint
+	gen   uint32
+}
+
+// shapeHint is a hint: a shape, and the slot where it last fit in the
+// pass of generation gen.
+type shapeHint struct {
+	s    shape
+	from int
+	gen  uint32
+}
+
+// forgetHints empties the hint table for a new pass.
+func (p *slotPlan) forgetHints() {
+	if p.gen++; p.gen == 0 { // wrapped: entries of generation 0 would look current
+		p.hints, p.gen = [len(p.hints)]shapeHint{}, 1
+	}
+}
+
+// hintProbes bounds the search of the hint table: a shape not found in
+// that many entries has no hint (and gets none when they are all taken).
+const hintProbes = 4
+
+// hint returns the slot where shape s last fit in this pass (0: none),
+// and the table entry to record the next fit in (nil when full).
+func (p *slotPlan) hint(s shape) (int, *shapeHint) {
+	h := uint32(s.nodes)*0x9e3779b1 ^ uint32(s.slots)*0x85ebca77
+	for i := range uint32(hintProbes) {
+		e := &p.hints[(h>>24+i)%uint32(len(p.hints))]
+		if e.gen != p.gen {
+			*e = shapeHint{s: s, gen: p.gen}
+			return 0, e
+		}
+		if e.s == s {
+			return e.from, e
+		}
+	}
+	return 0, nil
 }
 
 // shape is a job's nodes and length in slots.
@@ -33,8 +77,12 @@ func (p *slotPlan) earliest(nodes int, dur int64) (int64, bool) {
 			return 0, false
 		}
 	}
-	if k, ok := firstFit(p.free, nodes, d); ok {
-		return p.now + int64(k)*p.res, true
+	k0, h := p.hint(shape{nodes, d}) // no earlier slot can fit the shape any more
+	if k, ok := firstFit(p.free[k0:], nodes, d); ok {
+		if h != nil {
+			h.from = k0 + k
+		}
+		return p.now + int64(k0+k)*p.res, true
 	}
 	p.fail(shape{nodes, d})
 	return 0, false

@@ -198,8 +198,10 @@ func (s *Sim) addRunning(id JobID) {
 		}
 		s.userNodes[u] += j.Nodes
 	}
-	s.st.mut(id).pos = int32(len(s.running)) // a running job's index in running
+	st := s.st.mut(id)
+	st.pos = int32(len(s.running)) // a running job's index in running
 	s.running = append(s.running, id)
+	s.runRel = append(s.runRel, runEnd{at: st.start + j.LimitSec, nodes: int(j.Nodes)})
 }
 
 // dropRunning undoes addRunning for a job that ended.
@@ -216,8 +218,9 @@ func (s *Sim) dropRunning(id JobID) {
 			s.busyPos[u] = -1
 		}
 	}
-	i, last := s.st.get(id).pos, s.running[len(s.running)-1] // the last one takes its place
-	s.running[i] = last
+	i, n := s.st.get(id).pos, len(s.running)-1 // the last one takes its place
+	last := s.running[n]
+	s.running[i], s.runRel[i] = last, s.runRel[n]
 	s.st.mut(last).pos = i
-	s.running = s.running[:len(s.running)-1]
+	s.running, s.runRel = s.running[:n], s.runRel[:n]
 }
