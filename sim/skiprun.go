@@ -81,7 +81,8 @@ func (it *passIter) consume(i int, k uint8, maxShort int64, max int, ru entry, r
 	u := &x.users[i]
 	l := u.lists[k]
 	fs := it.fs[i]
-	n, m := 0, nextLive(l, u.cur[k], x.gen)
+	gen := x.gen
+	n, m := 0, nextLive(l, u.cur[k], gen)
 	var prev *entry // the entry taken last: one with its inputs has its priority p
 	p := 0.0
 	for m < len(l) && n < max {
@@ -91,18 +92,25 @@ func (it *passIter) consume(i int, k uint8, maxShort int64, max int, ru entry, r
 		}
 		if prev == nil || !sameInputs(e, prev, k) {
 			p = it.priority(e, k, fs)
-		}
-		if haveNB && !(p > nb) || haveRU && !before(e, p, &ru, ruP) {
+			if haveNB && !(p > nb) || haveRU && !before(e, p, &ru, ruP) {
+				break
+			}
+		} else if haveRU && p == ruP && !before(e, p, &ru, ruP) {
+			// prev's priority passed both tests: only a tie with the
+			// runner-up, broken by submission and ID, can differ.
 			break
 		}
 		// The next live entry must come after e in exact order too: with
 		// the same inputs (then list order is exact order) or far enough
 		// below it.
-		nx := nextLive(l, m+1, x.gen)
+		nx := m + 1
+		for nx < len(l) && (l[nx].dead || l[nx].taken == gen) {
+			nx++
+		}
 		if nx < len(l) && !sameInputs(e, &l[nx], k) && l[nx].key >= e.key-it.band2(e.key) {
 			break
 		}
-		e.taken = x.gen
+		e.taken = gen
 		n++
 		prev, m = e, nx
 	}
