@@ -311,3 +311,49 @@ func TestProperty_EndOfRunRemembered(t *testing.T) {
 		}
 	})
 }
+
+// TestProperty_MergeRecent: merging a user's recent capped entries into
+// its capped list, in place from the back, gives the live entries of
+// both in list order (as a sort of them does) and marks the moved jobs
+// as capped, whether or not the capped list's array has room.
+func TestProperty_MergeRecent(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := &Sim{idx: &prioIndex{where: make([]uint8, 400)}}
+		id := 0
+		list := func(name string) []entry {
+			n := rapid.IntRange(0, 150).Draw(t, name)
+			l := make([]entry, 0, n+rapid.IntRange(0, 100).Draw(t, name+" room"))
+			for range n {
+				l = append(l, entry{key: float64(rapid.IntRange(0, 5).Draw(t, "key")), submit: int64(rapid.IntRange(0, 9).Draw(t, "submit")),
+					id: JobID(id), dead: rapid.IntRange(0, 3).Draw(t, "dead") == 0})
+				id++
+			}
+			slices.SortFunc(l, s.indexCmp)
+			return l
+		}
+		var u userLists
+		u.lists[listCapped], u.lists[listRecent] = list("capped"), list("recent")
+		var want []entry
+		for _, l := range u.lists[listCapped:] {
+			for _, e := range l {
+				if !e.dead {
+					want = append(want, e)
+				}
+			}
+		}
+		slices.SortFunc(want, s.indexCmp)
+		recent := slices.Clone(u.lists[listRecent])
+		s.mergeRecent(&u)
+		if got := u.lists[listCapped]; !slices.Equal(got, want) {
+			t.Fatalf("merged %v, want %v", got, want)
+		}
+		if len(u.lists[listRecent]) != 0 {
+			t.Fatalf("recent list keeps %d entries", len(u.lists[listRecent]))
+		}
+		for _, e := range recent {
+			if !e.dead && s.idx.where[e.id] != listCapped {
+				t.Fatalf("job %d moved without being marked capped", e.id)
+			}
+		}
+	})
+}

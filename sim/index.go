@@ -220,26 +220,34 @@ func (s *Sim) indexAdd(id JobID) {
 
 // mergeRecent moves a user's recent capped entries into its capped list
 // (one merge, dropping stale entries of both): O(n) once per n/8
-// crossings.
+// crossings. It merges from the back into the capped list's own array
+// (grown when short), so a merge makes no garbage: on a deep queue a
+// fresh list per merge was most of what a replay allocated, and the
+// collections it caused scanned the whole job table.
 func (s *Sim) mergeRecent(u *userLists) {
 	x := s.idx
 	a, b := u.lists[listCapped], u.lists[listRecent]
-	out := make([]entry, 0, max(0, len(a)+len(b)-u.stale[listCapped]-u.stale[listRecent]))
-	for i, j := 0, 0; i < len(a) || j < len(b); {
-		if j == len(b) || i < len(a) && s.indexCmp(a[i], b[j]) <= 0 {
+	buf := slices.Grow(a, len(b))[:len(a)+len(b)]
+	// w >= i+j+1 while entries of b remain: a write never lands on an
+	// entry of a not yet read.
+	w := len(buf) - 1
+	for i, j := len(a)-1, len(b)-1; i >= 0 || j >= 0; {
+		if j < 0 || i >= 0 && s.indexCmp(a[i], b[j]) > 0 {
 			if !a[i].dead {
-				out = append(out, a[i])
+				buf[w] = a[i]
+				w--
 			}
-			i++
+			i--
 			continue
 		}
 		if !b[j].dead {
 			x.where[b[j].id] = listCapped
-			out = append(out, b[j])
+			buf[w] = b[j]
+			w--
 		}
-		j++
+		j--
 	}
-	u.lists[listCapped], u.lists[listRecent] = out, b[:0]
+	u.lists[listCapped], u.lists[listRecent] = buf[w+1:], b[:0]
 	u.clearRun(listCapped)
 	u.clearRun(listRecent)
 	u.stale[listCapped], u.stale[listRecent] = 0, 0
