@@ -68,19 +68,7 @@ func TestProperty_BoundsHold(t *testing.T) {
 		cfg.Priority.DecayHalfLifeSec = rapid.Int64Range(600, 4*86400).Draw(t, "halfLife")
 		cfg.Priority.FairShareWeight = rapid.Float64Range(0, 1e5).Draw(t, "fsw")
 		users := rapid.IntRange(1, 40).Draw(t, "users")
-		n := rapid.IntRange(50, 600).Draw(t, "jobs")
-		jobs := make([]Job, n)
-		var at int64
-		for i := range jobs {
-			at += rapid.Int64Range(0, 900).Draw(t, "gap")
-			lim := rapid.Int64Range(600, 3*86400).Draw(t, "limit")
-			jobs[i] = Job{User: int32(rapid.IntRange(0, users-1).Draw(t, "user")), Nodes: int32(rapid.IntRange(1, cfg.Nodes).Draw(t, "n")),
-				Submit: at, LimitSec: lim, RunSec: rapid.Int64Range(1, lim).Draw(t, "run"), After: NoJob}
-		}
-		s, err := New(cfg, jobs, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := genQueue(t, cfg, users, rapid.IntRange(50, 600).Draw(t, "jobs"), 900, 600, 3*86400)
 		now := s.Now()
 		for range rapid.IntRange(1, 30).Draw(t, "checks") {
 			now += rapid.Int64Range(0, 6*3600).Draw(t, "step")
@@ -93,6 +81,25 @@ func TestProperty_BoundsHold(t *testing.T) {
 			checkBounds(t, s)
 		}
 	})
+}
+
+// genQueue returns a simulation of n random jobs of the given number of
+// users on cfg's nodes, submitted up to maxGap seconds apart, with time
+// limits from minLimit to maxLimit seconds and run times up to them.
+func genQueue(t *rapid.T, cfg Config, users, n int, maxGap, minLimit, maxLimit int64) *Sim {
+	jobs := make([]Job, n)
+	var at int64
+	for i := range jobs {
+		at += rapid.Int64Range(0, maxGap).Draw(t, "gap")
+		lim := rapid.Int64Range(minLimit, maxLimit).Draw(t, "limit")
+		jobs[i] = Job{User: int32(rapid.IntRange(0, users-1).Draw(t, "user")), Nodes: int32(rapid.IntRange(1, cfg.Nodes).Draw(t, "n")),
+			Submit: at, LimitSec: lim, RunSec: rapid.Int64Range(1, lim).Draw(t, "run"), After: NoJob}
+	}
+	s, err := New(cfg, jobs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // checkBounds fails unless every active user's bounds cover the exact
@@ -237,19 +244,7 @@ func TestProperty_RunRelMatchesJobs(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := DefaultConfig()
 		cfg.Nodes = rapid.IntRange(1, 32).Draw(t, "nodes")
-		n := rapid.IntRange(1, 300).Draw(t, "jobs")
-		jobs := make([]Job, n)
-		var at int64
-		for i := range jobs {
-			at += rapid.Int64Range(0, 1800).Draw(t, "gap")
-			lim := rapid.Int64Range(60, 86400).Draw(t, "limit")
-			jobs[i] = Job{User: int32(rapid.IntRange(0, 5).Draw(t, "user")), Nodes: int32(rapid.IntRange(1, cfg.Nodes).Draw(t, "n")),
-				Submit: at, LimitSec: lim, RunSec: rapid.Int64Range(1, lim).Draw(t, "run"), After: NoJob}
-		}
-		s, err := New(cfg, jobs, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := genQueue(t, cfg, 6, rapid.IntRange(1, 300).Draw(t, "jobs"), 1800, 60, 86400)
 		now := s.Now()
 		for range rapid.IntRange(1, 20).Draw(t, "checks") {
 			now += rapid.Int64Range(0, 4*3600).Draw(t, "step")
