@@ -22,23 +22,27 @@ type slotPlan struct {
 	failed   []shape // shapes that fit nowhere, none dominating another
 	zero     int     // the first slot with no node free (len(free) if none)
 	// hints is a small hash table of the shapes searched in the pass of
-	// generation gen (older entries are empty) and where each last fit.
-	hints [256]shapeHint
+	// generation gen (older entries are empty) and where each last fit,
+	// allocated on the first pass (a clone that never plans, or plans
+	// with steps, does not carry it).
+	hints *[256]shapeHint
 	gen   uint32
 }
 
-// shapeHint is a hint: a shape, and the slot where it last fit in the
-// pass of generation gen.
+// shapeHint is a hint: a shape (nodes, slots), and the slot where it last
+// fit in the pass of generation gen.
 type shapeHint struct {
-	s    shape
-	from int
-	gen  uint32
+	nodes, slots, from int32
+	gen                uint32
 }
 
 // forgetHints empties the hint table for a new pass.
 func (p *slotPlan) forgetHints() {
+	if p.hints == nil {
+		p.hints = new([256]shapeHint)
+	}
 	if p.gen++; p.gen == 0 { // wrapped: entries of generation 0 would look current
-		p.hints, p.gen = [len(p.hints)]shapeHint{}, 1
+		*p.hints, p.gen = [len(p.hints)]shapeHint{}, 1
 	}
 }
 
@@ -49,15 +53,16 @@ const hintProbes = 4
 // hint returns the slot where shape s last fit in this pass (0: none),
 // and the table entry to record the next fit in (nil when full).
 func (p *slotPlan) hint(s shape) (int, *shapeHint) {
-	h := uint32(s.nodes)*0x9e3779b1 ^ uint32(s.slots)*0x85ebca77
+	n, d := int32(s.nodes), int32(s.slots) // both fit: nodes of a cluster, slots below maxPlanSlots
+	h := uint32(n)*0x9e3779b1 ^ uint32(d)*0x85ebca77
 	for i := range uint32(hintProbes) {
 		e := &p.hints[(h>>24+i)%uint32(len(p.hints))]
 		if e.gen != p.gen {
-			*e = shapeHint{s: s, gen: p.gen}
+			*e = shapeHint{nodes: n, slots: d, gen: p.gen}
 			return 0, e
 		}
-		if e.s == s {
-			return e.from, e
+		if e.nodes == n && e.slots == d {
+			return int(e.from), e
 		}
 	}
 	return 0, nil
@@ -80,7 +85,7 @@ func (p *slotPlan) earliest(nodes int, dur int64) (int64, bool) {
 	k0, h := p.hint(shape{nodes, d}) // no earlier slot can fit the shape any more
 	if k, ok := firstFit(p.free[k0:], nodes, d); ok {
 		if h != nil {
-			h.from = k0 + k
+			h.from = int32(k0 + k)
 		}
 		return p.now + int64(k0+k)*p.res, true
 	}
