@@ -103,10 +103,7 @@ func (it *passIter) consume(i int, k uint8, maxShort int64, max int, ru entry, r
 		// The next live entry must come after e in exact order too: with
 		// the same inputs (then list order is exact order) or far enough
 		// below it.
-		nx := m + 1
-		for nx < len(l) && (l[nx].dead || l[nx].taken == gen) {
-			nx++
-		}
+		nx := nextLive(l, m+1, gen)
 		if nx < len(l) && !sameInputs(e, &l[nx], k) && l[nx].key >= e.key-it.band2(e.key) {
 			break
 		}
