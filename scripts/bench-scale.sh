@@ -6,11 +6,14 @@
 # is the simulation alone (the command's wall time adds reading the
 # Parquet file and the fidelity figures). Goal: each 1 M-job replay within
 # 10 s; the cost per event within 2x from 10 k to 1 M jobs.
-# Each replay runs REPS times (at least 10 below 1 M jobs) and the
-# fastest is reported, with the times of every run: a 10 k-job replay
-# takes 25 ms, and one that a collection cycle or another process
-# overlaps takes up to twice that. After each trace kind, the cost
-# per event of the largest size over the smallest.
+# Each replay runs REPS times (at least 10 below 1 M jobs); the median
+# and the fastest are reported, with the times of every run. After each
+# trace kind, the cost per event of the largest size over the smallest,
+# by medians (the goal) and by the fastest runs. The goal is judged on
+# medians because a 1 M-job replay lasts seconds and so averages over the
+# machine's fast and slow spells, while a 10 k-job one lasts 25 ms: the
+# fastest of ten of those is one caught in a fast spell, and a ratio of
+# fastest runs compares a lucky short run with an average long one.
 # Usage: scripts/bench-scale.sh [JOBS...]   (default 10000 100000 1000000)
 # Environment: KEEP=DIR keeps the generated traces there (reused next time);
 # REPS=N runs per replay (default 3).
@@ -34,16 +37,18 @@ for nodes in 1000 10000; do
 			done
 			python3 - "$tmp/curve.txt" "$nodes" "$util" "$tmp"/replay-*.json <<'PY'
 import json, sys
+import statistics
 runs = [json.load(open(f)) for f in sys.argv[4:]]
 s = min(runs, key=lambda r: r["wall_sec"])
 w = s["work"]
+med = statistics.median(r["wall_sec"] for r in runs)
 goal = ""
 if s["jobs"] >= 1000000:
-    goal = "  (goal 10 s: " + ("met" if s["wall_sec"] <= 10 else "NOT met") + ")"
-us = 1e6 * s["wall_sec"] / max(s["events"], 1)
-open(sys.argv[1], "a").write(f"{s['jobs']} {us}\n")
-print(f"replay {sys.argv[2]:>5} nodes, load {float(sys.argv[3]):.0%}, {s['jobs']:>7} jobs: {s['events']:>7} events in {s['wall_sec']:7.2f} s, "
-      f"{us:6.2f} us/event (fastest of {len(runs)}: " + ", ".join(f"{r['wall_sec']:.3f}" for r in runs) + f" s); at most {w['max_pending']} pending, "
+    goal = "  (goal 10 s: " + ("met" if med <= 10 else "NOT met") + ")"
+us, fast = 1e6 * med / max(s["events"], 1), 1e6 * s["wall_sec"] / max(s["events"], 1)
+open(sys.argv[1], "a").write(f"{s['jobs']} {us} {fast}\n")
+print(f"replay {sys.argv[2]:>5} nodes, load {float(sys.argv[3]):.0%}, {s['jobs']:>7} jobs: {s['events']:>7} events in {med:7.2f} s, "
+      f"{us:6.2f} us/event (median of {len(runs)}; fastest {fast:.2f}; runs " + ", ".join(f"{r['wall_sec']:.3f}" for r in runs) + f" s); at most {w['max_pending']} pending, "
       f"{w['backfill_passes']} backfill passes testing {w['backfill_tested'] / max(w['backfill_passes'], 1):.0f} jobs on average "
       f"(planning {(w['backfill_tested'] - w.get('backfill_skipped', 0)) / max(w['backfill_passes'], 1):.0f}; {w.get('backfill_stopped', 0)} stopped early), "
       f"{w.get('users_evaluated', 0) / max(w['main_passes'] + w['backfill_passes'], 1):.1f} users evaluated per pass{goal}")
@@ -52,12 +57,12 @@ PY
 		done
 		python3 - "$tmp/curve.txt" "$nodes" "$util" <<'PY'
 import sys
-pts = sorted((int(j), float(u)) for j, u in (l.split() for l in open(sys.argv[1])))
+pts = sorted((int(j), float(u), float(f)) for j, u, f in (l.split() for l in open(sys.argv[1])))
 if len(pts) > 1:
-    (j0, u0), (j1, u1) = pts[0], pts[-1]
+    (j0, u0, f0), (j1, u1, f1) = pts[0], pts[-1]
     r = u1 / u0
-    print(f"curve {sys.argv[2]:>5} nodes, load {float(sys.argv[3]):.0%}: cost per event at {j1} jobs / at {j0} jobs = {r:.2f}x "
-          f"(goal 2x: {'met' if r <= 2 else 'NOT met'}); " + ", ".join(f"{j}: {u:.2f}" for j, u in pts) + " us/event")
+    print(f"curve {sys.argv[2]:>5} nodes, load {float(sys.argv[3]):.0%}: cost per event at {j1} jobs / at {j0} jobs = {r:.2f}x by medians "
+          f"(goal 2x: {'met' if r <= 2 else 'NOT met'}), {f1 / f0:.2f}x by the fastest runs; medians " + ", ".join(f"{j}: {u:.2f}" for j, u, _ in pts) + " us/event")
 PY
 	done
 done

@@ -313,7 +313,8 @@ func (s *Sim) EstimatedStartPredicted(j Job) (int64, bool) {
 	return s.estimatedStart(j, true)
 }
 
-func (s *Sim) estimatedStart(j Job, pred bool) (int64, bool) {
+func (s *Sim) estimatedStart(sj Job, pred bool) (int64, bool) {
+	j := row(&sj, nameRef{})
 	if err := s.check(&j); err != nil {
 		return 0, false
 	}

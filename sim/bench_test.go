@@ -83,3 +83,16 @@ func BenchmarkClone_LS6(b *testing.B) {
 	_ = c
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/clone")
 }
+
+// BenchmarkNew_LS6 builds a simulation of all of LS6 (24,777 jobs): the
+// copy into the job table (TableOf: rows and name blocks) and the checks.
+func BenchmarkNew_LS6(b *testing.B) {
+	jobs := ls6(b)
+	b.ReportAllocs()
+	for range b.N {
+		if _, err := sim.New(sim.DefaultConfig(), jobs, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(jobs)), "ns/job")
+}

@@ -125,7 +125,11 @@ func FromTrace(jobs []trace.Job, opts FromTraceOptions) ([]Job, Conversion, erro
 	for i := range jobs {
 		c.add(&jobs[i])
 	}
-	return c.finish()
+	t, conv, err := c.finish()
+	if err != nil {
+		return nil, Conversion{}, err
+	}
+	return t.Jobs(), conv, nil
 }
 
 // converter is FromTrace one job at a time, so a trace can be converted
@@ -135,7 +139,8 @@ type converter struct {
 	opts    FromTraceOptions
 	conv    Conversion
 	skipped [3]int // indexed like skipReasons
-	jobs    []Job
+	jobs    []job
+	names   *nameBuilder // the jobs' names (their JobIDs)
 	// per converted job, in input order: its Submit in nanoseconds (the
 	// sort key: FromTrace sorts by the trace's time), its user key's
 	// index in keys (-1: no user) and its real end for inference.
@@ -157,7 +162,7 @@ func newConverter(opts FromTraceOptions, hint int) (*converter, error) {
 		opts.DefaultLimitSec = DefaultLimitSec
 	}
 	c := &converter{opts: opts, keys: map[string]int32{}, sorted: true,
-		jobs: make([]Job, 0, hint), nanos: make([]int64, 0, hint), keyOf: make([]int32, 0, hint)}
+		jobs: make([]job, 0, hint), names: newNameBuilder(nameBlock), nanos: make([]int64, 0, hint), keyOf: make([]int32, 0, hint)}
 	if opts.Infer != nil {
 		c.ends = make([]int64, 0, hint)
 	}
@@ -165,7 +170,7 @@ func newConverter(opts FromTraceOptions, hint int) (*converter, error) {
 }
 
 // add converts one trace job (or counts it as skipped). It keeps nothing
-// of tj but the converted job and its JobID string.
+// of tj but the converted job and a copy of its JobID.
 func (c *converter) add(tj *trace.Job) {
 	if r := skipReason(tj, &c.opts); r >= 0 {
 		c.skipped[r]++
@@ -176,7 +181,8 @@ func (c *converter) add(tj *trace.Job) {
 	if len(c.nanos) > 0 && n < c.nanos[len(c.nanos)-1] {
 		c.sorted = false
 	}
-	c.jobs, c.nanos, c.keyOf = append(c.jobs, j), append(c.nanos, n), append(c.keyOf, userKey(c.keys, tj))
+	c.jobs = append(c.jobs, row(&j, c.names.add(j.Name)))
+	c.nanos, c.keyOf = append(c.nanos, n), append(c.keyOf, userKey(c.keys, tj))
 	if c.ends != nil {
 		c.ends = append(c.ends, end)
 	}
@@ -184,7 +190,7 @@ func (c *converter) add(tj *trace.Job) {
 
 // finish sorts the jobs by Submit (stable), numbers the users in order of
 // first appearance in that order, and runs dependency inference.
-func (c *converter) finish() ([]Job, Conversion, error) {
+func (c *converter) finish() (*Table, Conversion, error) {
 	out, conv := c.jobs, c.conv
 	if len(out) > math.MaxInt32 {
 		return nil, Conversion{}, fmt.Errorf("%w: %d jobs, more than a JobID indexes", ErrFromTrace, len(out))
@@ -228,7 +234,7 @@ func (c *converter) finish() ([]Job, Conversion, error) {
 	if c.opts.Infer != nil {
 		conv.Inference = inferDependencies(out, c.ends, *c.opts.Infer)
 	}
-	return out, conv, nil
+	return &Table{rows: out, names: c.names.table()}, conv, nil
 }
 
 // permute returns xs in order (order[k] is the index of the k-th

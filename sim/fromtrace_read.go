@@ -19,6 +19,16 @@ const readBatch = 4096
 // for figures over the whole trace; the job is only valid during the
 // call. ctx is checked between batches.
 func ReadTrace(ctx context.Context, path string, opts FromTraceOptions, visit func(*trace.Job)) ([]Job, Conversion, error) {
+	t, conv, err := ReadTraceTable(ctx, path, opts, visit)
+	if err != nil {
+		return nil, Conversion{}, err
+	}
+	return t.Jobs(), conv, nil
+}
+
+// ReadTraceTable is ReadTrace into a Table (about 90 bytes a job with
+// its JobID), for NewFromTable: a replay then never holds a []Job.
+func ReadTraceTable(ctx context.Context, path string, opts FromTraceOptions, visit func(*trace.Job)) (*Table, Conversion, error) {
 	r, err := trace.Open(path)
 	if err != nil {
 		return nil, Conversion{}, err

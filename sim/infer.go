@@ -66,12 +66,20 @@ type Inference struct {
 //
 // It takes O(n log n) time for n jobs and mutates only After.
 func InferDependencies(jobs []Job, opts InferOptions) Inference {
-	return inferDependencies(jobs, nil, opts)
+	rows := make([]job, len(jobs))
+	for i := range jobs {
+		rows[i] = row(&jobs[i], nameRef{})
+	}
+	inf := inferDependencies(rows, nil, opts)
+	for i := range jobs {
+		jobs[i].After = rows[i].After
+	}
+	return inf
 }
 
 // inferDependencies is InferDependencies with each job's real trace end in
 // ends (Unix seconds, parallel to jobs); nil ends means TraceStart+RunSec.
-func inferDependencies(jobs []Job, ends []int64, opts InferOptions) Inference {
+func inferDependencies(jobs []job, ends []int64, opts InferOptions) Inference {
 	if opts.GapSec == 0 {
 		opts.GapSec = DefaultGapSec
 	}
@@ -147,7 +155,7 @@ type predIndex struct {
 	tree []int32 // per-user Fenwick trees (1-based, max of added positions), same layout as end
 }
 
-func newPredIndex(jobs []Job, end func(int) int64) *predIndex {
+func newPredIndex(jobs []job, end func(int) int64) *predIndex {
 	users := 0
 	for i := range jobs {
 		users = max(users, int(jobs[i].User)+1)

@@ -165,11 +165,11 @@ func (s *Sim) RunUntilStartedBy(ctx context.Context, id JobID, deadline int64) (
 			return t, true, nil
 		}
 		if st := s.st.get(id).status; st == statusLeft {
-			return 0, false, fmt.Errorf("job %s: %w: it left the queue", s.jobs[id].Name, ErrNeverStarts)
+			return 0, false, fmt.Errorf("job %s: %w: it left the queue", s.names.get(s.jobs[id].name), ErrNeverStarts)
 		}
 		at, ok := s.nextTime()
 		if !ok {
-			return 0, false, fmt.Errorf("job %s: %w: no events left", s.jobs[id].Name, ErrNeverStarts)
+			return 0, false, fmt.Errorf("job %s: %w: no events left", s.names.get(s.jobs[id].name), ErrNeverStarts)
 		}
 		if at > deadline {
 			return 0, false, nil
@@ -215,21 +215,29 @@ func (s *Sim) predRun(id JobID) int64 {
 // ID; the others follow in order.
 func (s *Sim) SubmitBatch(js []Job) (JobID, error) {
 	first := JobID(len(s.jobs))
-	table := make([]Job, len(s.jobs), len(s.jobs)+len(js))
+	table := make([]job, len(s.jobs), len(s.jobs)+len(js))
 	copy(table, s.jobs)
+	total := 0
 	for i := range js {
-		j := js[i]
+		j := row(&js[i], nameRef{})
+		total += len(js[i].Name)
 		if err := s.check(&j); err != nil {
-			return NoJob, fmt.Errorf("submit %s: %w", j.Name, err)
+			return NoJob, fmt.Errorf("submit %s: %w", js[i].Name, err)
 		}
 		if j.After != NoJob {
-			return NoJob, fmt.Errorf("submit %s: %w: SubmitBatch takes no dependencies", j.Name, ErrInfeasibleJob)
+			return NoJob, fmt.Errorf("submit %s: %w: SubmitBatch takes no dependencies", js[i].Name, ErrInfeasibleJob)
 		}
 		s.normalise(&j)
 		j.Submit = max(j.Submit, s.now)
 		table = append(table, j)
 	}
-	s.jobs = table[:len(table):len(table)]
+	// The names once all jobs are known good, in blocks after the
+	// table's (whose slice is cap-limited: a clone's stays as it was).
+	names := &nameBuilder{t: s.names, size: min(max(total, 1), nameBlock)}
+	for i := range js {
+		table[int(first)+i].name = names.add(js[i].Name)
+	}
+	s.jobs, s.names = table[:len(table):len(table)], names.table()
 	for i := range js {
 		id := first + JobID(i)
 		j := &s.jobs[id]

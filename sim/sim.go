@@ -39,10 +39,11 @@ type jobState struct {
 // Sim is one simulation. It is not safe for concurrent use; Clone it to
 // explore alternatives in parallel.
 type Sim struct {
-	cfg  Config
-	jobs []Job // immutable once added; clones share the array (cap-limited)
-	st   states
-	rec  Recorder
+	cfg   Config
+	jobs  []job     // immutable once added; clones share the array (cap-limited)
+	names nameTable // the jobs' names (job.name); shared likewise
+	st    states
+	rec   Recorder
 
 	now      int64
 	arrivals []JobID // trace jobs by (submit, id); shared, immutable
@@ -105,21 +106,20 @@ type Sim struct {
 
 // New builds a simulation of jobs (IDs are their indices) under cfg, with
 // the clock at the first submission (or 0 with no jobs). rec may be nil.
+// The simulation holds a copy of jobs (TableOf).
 func New(cfg Config, jobs []Job, rec Recorder) (*Sim, error) {
-	return newSim(cfg, jobs, rec, make([]Job, len(jobs)))
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return NewFromTable(cfg, TableOf(jobs), rec)
 }
 
-// NewOwning is New that takes ownership of jobs instead of copying them
-// (a replay of millions of jobs then holds them once): it normalises them
-// in place (RunSec capped at the limit; with MinuteRounding, times
-// rounded; on an error some may be), and the caller must not change
-// them afterwards.
-func NewOwning(cfg Config, jobs []Job, rec Recorder) (*Sim, error) {
-	return newSim(cfg, jobs, rec, jobs)
-}
-
-// newSim is New with the job table to fill: a new one or jobs itself.
-func newSim(cfg Config, jobs []Job, rec Recorder, table []Job) (*Sim, error) {
+// NewFromTable is New that adopts t instead of copying a []Job (a replay
+// of millions of jobs then holds them once): it normalises t's rows in
+// place (RunSec capped at the limit; with MinuteRounding, times rounded;
+// on an error some may be), so t.Job afterwards returns the jobs as the
+// simulation sees them. The caller must not change t afterwards.
+func NewFromTable(cfg Config, t *Table, rec Recorder) (*Sim, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -127,21 +127,20 @@ func newSim(cfg Config, jobs []Job, rec Recorder, table []Job) (*Sim, error) {
 		rec = nopRecorder{}
 	}
 	s := &Sim{cfg: cfg, rec: rec, capacity: cfg.Nodes}
-	s.jobs = table
-	s.st = newStates(len(jobs))
-	s.arrivals = make([]JobID, len(jobs))
-	for i := range jobs {
-		j := jobs[i]
-		if err := s.check(&j); err != nil {
-			return nil, fmt.Errorf("job %d (%s): %w", i, j.Name, err)
+	s.jobs, s.names = t.rows, t.names
+	s.st = newStates(len(s.jobs))
+	s.arrivals = make([]JobID, len(s.jobs))
+	for i := range s.jobs {
+		j := &s.jobs[i]
+		if err := s.check(j); err != nil {
+			return nil, fmt.Errorf("job %d (%s): %w", i, s.names.get(j.name), err)
 		}
-		s.normalise(&j)
-		s.jobs[i] = j
+		s.normalise(j)
 		s.arrivals[i] = JobID(i)
 		s.users = max(s.users, int(j.User)+1)
 		if j.After != NoJob {
-			if j.After < 0 || int(j.After) >= len(jobs) || int(j.After) == i {
-				return nil, fmt.Errorf("job %d (%s): %w: After %d out of range", i, j.Name, ErrInfeasibleJob, j.After)
+			if j.After < 0 || int(j.After) >= len(s.jobs) || int(j.After) == i {
+				return nil, fmt.Errorf("job %d (%s): %w: After %d out of range", i, s.names.get(j.name), ErrInfeasibleJob, j.After)
 			}
 			if s.dependents == nil {
 				s.dependents = map[JobID][]JobID{}
@@ -149,7 +148,7 @@ func newSim(cfg Config, jobs []Job, rec Recorder, table []Job) (*Sim, error) {
 			s.dependents[j.After] = append(s.dependents[j.After], JobID(i))
 		}
 	}
-	if err := checkCycles(s.jobs); err != nil {
+	if err := checkCycles(s.jobs, &s.names); err != nil {
 		return nil, err
 	}
 	slices.SortStableFunc(s.arrivals, func(a, b JobID) int {
@@ -171,7 +170,7 @@ func newSim(cfg Config, jobs []Job, rec Recorder, table []Job) (*Sim, error) {
 
 // checkCycles rejects dependency cycles (jobs that would be held
 // forever), following each After chain once.
-func checkCycles(jobs []Job) error {
+func checkCycles(jobs []job, names *nameTable) error {
 	const (
 		unseen = iota
 		onPath
@@ -188,7 +187,7 @@ func checkCycles(jobs []Job) error {
 			k = int(jobs[k].After)
 		}
 		if k >= 0 && mark[k] == onPath {
-			return fmt.Errorf("job %d (%s): %w: dependency cycle", k, jobs[k].Name, ErrInfeasibleJob)
+			return fmt.Errorf("job %d (%s): %w: dependency cycle", k, names.get(jobs[k].name), ErrInfeasibleJob)
 		}
 		for k = i; k >= 0 && mark[k] == onPath; k = int(jobs[k].After) {
 			mark[k] = clear
@@ -207,7 +206,7 @@ func cmpInt64(a, b int64) int {
 	return 0
 }
 
-func (s *Sim) check(j *Job) error {
+func (s *Sim) check(j *job) error {
 	if j.Nodes < 1 || int(j.Nodes) > s.cfg.Nodes {
 		return fmt.Errorf("%w: needs %d nodes of %d", ErrInfeasibleJob, j.Nodes, s.cfg.Nodes)
 	}
@@ -221,7 +220,7 @@ func (s *Sim) check(j *Job) error {
 }
 
 // normalise applies the run-time clamp and the minute rounding.
-func (s *Sim) normalise(j *Job) {
+func (s *Sim) normalise(j *job) {
 	j.RunSec = min(j.RunSec, j.LimitSec)
 	if s.cfg.Cancelled == CancelRunZero && j.Cancel > 0 {
 		j.Cancel, j.RunSec = 0, 0
@@ -254,7 +253,7 @@ func (s *Sim) Now() int64 { return s.now }
 func (s *Sim) Config() Config { return s.cfg }
 
 // Job returns the job with the given ID (after normalisation).
-func (s *Sim) Job(id JobID) Job { return s.jobs[id] }
+func (s *Sim) Job(id JobID) Job { return s.jobs[id].export(&s.names) }
 
 // NumJobs returns the number of jobs, external ones included.
 func (s *Sim) NumJobs() int { return len(s.jobs) }
@@ -278,15 +277,17 @@ func (s *Sim) Ended(id JobID) (int64, bool) {
 // Submit adds an external job (the service chain's P or Q) at
 // max(j.Submit, Now()) and returns its ID. The job is queued when the
 // simulation next runs.
-func (s *Sim) Submit(j Job) (JobID, error) {
+func (s *Sim) Submit(sj Job) (JobID, error) {
+	j := row(&sj, nameRef{})
 	if err := s.check(&j); err != nil {
-		return NoJob, fmt.Errorf("submit %s: %w", j.Name, err)
+		return NoJob, fmt.Errorf("submit %s: %w", sj.Name, err)
 	}
 	if j.After != NoJob && (j.After < 0 || int(j.After) >= len(s.jobs)) {
-		return NoJob, fmt.Errorf("submit %s: %w: After %d out of range", j.Name, ErrInfeasibleJob, j.After)
+		return NoJob, fmt.Errorf("submit %s: %w: After %d out of range", sj.Name, ErrInfeasibleJob, j.After)
 	}
 	s.normalise(&j)
 	j.Submit = max(j.Submit, s.now)
+	j.name = s.names.addWhole(sj.Name)
 	id := JobID(len(s.jobs))
 	s.jobs = append(s.jobs, j)
 	s.jobs = s.jobs[:len(s.jobs):len(s.jobs)]
@@ -418,11 +419,11 @@ func (s *Sim) RunUntilStarted(ctx context.Context, id JobID) (int64, error) {
 			return t, nil
 		}
 		if st := s.st.get(id).status; st == statusLeft {
-			return 0, fmt.Errorf("job %s: %w: it left the queue", s.jobs[id].Name, ErrNeverStarts)
+			return 0, fmt.Errorf("job %s: %w: it left the queue", s.names.get(s.jobs[id].name), ErrNeverStarts)
 		}
 		at, ok := s.nextTime()
 		if !ok {
-			return 0, fmt.Errorf("job %s: %w: no events left", s.jobs[id].Name, ErrNeverStarts)
+			return 0, fmt.Errorf("job %s: %w: no events left", s.names.get(s.jobs[id].name), ErrNeverStarts)
 		}
 		if n&1023 == 1023 {
 			if err := ctx.Err(); err != nil {

@@ -165,7 +165,8 @@ type replaySetup struct {
 	fit      sim.Fit
 	warnings []string
 	tjobs    []trace.Job
-	jobs     []sim.Job
+	jobs     []sim.Job  // with keepTrace
+	table    *sim.Table // without keepTrace: the jobs in the simulator's layout
 	conv     sim.Conversion
 	opts     sim.FromTraceOptions
 	loc      *time.Location
@@ -173,9 +174,9 @@ type replaySetup struct {
 
 // prepareReplay reads the sim section's trace and builds what a replay
 // needs; name is the command, for messages. With keepTrace the trace's
-// jobs are kept (replaySetup.tjobs); without, the trace is converted
-// while it is read (sim.ReadTrace), so a replay of millions of jobs does
-// not hold them.
+// jobs are kept (replaySetup.tjobs) and converted (replaySetup.jobs);
+// without, the trace is converted while it is read into a sim.Table
+// (replaySetup.table), so a replay of millions of jobs holds only that.
 func prepareReplay(cmd *cobra.Command, g *globalOptions, c *SimConfig, name string, keepTrace bool) (*replaySetup, error) {
 	if c.Trace == "" {
 		return nil, usagef("%s: --trace is required", name)
@@ -228,7 +229,7 @@ func prepareReplay(cmd *cobra.Command, g *globalOptions, c *SimConfig, name stri
 		rs.fit = sim.CheckFit(rs.tjobs, cfg.Nodes, opts.From, opts.To)
 	} else {
 		fc := sim.NewFitCounter(cfg.Nodes, opts.From, opts.To)
-		if rs.jobs, rs.conv, err = sim.ReadTrace(ctx, c.Trace, opts, fc.Add); err != nil {
+		if rs.table, rs.conv, err = sim.ReadTraceTable(ctx, c.Trace, opts, fc.Add); err != nil {
 			return nil, err
 		}
 		rs.fit = fc.Fit()
@@ -248,7 +249,11 @@ func prepareReplay(cmd *cobra.Command, g *globalOptions, c *SimConfig, name stri
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if rs.cfg.Capacity, err = inferCapacity(ctx, c.Trace, rs.tjobs, rs.jobs, opts, cfg, *c); err != nil {
+		jobs := rs.jobs
+		if jobs == nil {
+			jobs = rs.table.Jobs()
+		}
+		if rs.cfg.Capacity, err = inferCapacity(ctx, c.Trace, rs.tjobs, jobs, opts, cfg, *c); err != nil {
 			return nil, err
 		}
 	}
@@ -271,36 +276,37 @@ func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg, jobs, conv, loc := rs.cfg, rs.jobs, rs.conv, rs.loc
-	sum := replaySummary{Jobs: len(jobs), Nodes: cfg.Nodes, Conversion: conv, Config: cfg, CapacitySteps: len(cfg.Capacity),
+	cfg, tab, conv, loc := rs.cfg, rs.table, rs.conv, rs.loc
+	sum := replaySummary{Jobs: tab.Len(), Nodes: cfg.Nodes, Conversion: conv, Config: cfg, CapacitySteps: len(cfg.Capacity),
 		Fit: rs.fit, Warnings: rs.warnings}
 	if c.InferDeps {
 		sum.InferredDependencies = &conv.Inference
 	}
 	began := time.Now()
 	bar := newProgressBar(g.stderr, c.Progress, g.cfg.JSON)
-	starts, events, work, err := replayProgress(cmd.Context(), cfg, jobs, bar, rs.loc, true)
+	r, err := replayProgress(cmd.Context(), cfg, tab, bar, rs.loc)
 	bar.finish()
 	if err != nil {
 		return err
 	}
-	sum.Work = work
+	starts := r.starts
+	sum.Work = r.work
 	sum.WallSec = time.Since(began).Seconds()
-	sum.Events = events
+	sum.Events = r.events
 	if sum.WallSec > 0 {
-		sum.EventsPerSec = float64(events) / sum.WallSec
+		sum.EventsPerSec = float64(r.events) / sum.WallSec
 	}
 	n := 0 // the jobs compared: the slices below are made to size once
-	for i := range jobs {
-		if jobs[i].TraceStart != 0 && starts[i] >= 0 {
+	for i := range tab.Len() {
+		if r.job(tab, i).TraceStart != 0 && starts[i] >= 0 {
 			n++
 		}
 	}
 	actual, simulated, months := make([]int64, 0, n), make([]int64, 0, n), make([]string, 0, n)
 	month := monthNames{loc: loc}
-	for i := range jobs {
-		j := &jobs[i]
-		countWaits(&sum, *j, starts[i])
+	for i := range tab.Len() {
+		j := r.job(tab, i)
+		countWaits(&sum, j, starts[i])
 		if j.TraceStart == 0 || starts[i] < 0 {
 			continue
 		}
@@ -309,12 +315,12 @@ func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 		months = append(months, month.of(j.Submit))
 	}
 	if n == 0 {
-		sum.NotCompared = notCompared(conv, jobs, starts)
+		sum.NotCompared = notCompared(conv, tab, starts)
 		sum.Warnings = append(sum.Warnings, sum.NotCompared)
 	}
 	// The fidelity needs only the waits now: let the job table go before
 	// CompareWaits ranks them.
-	jobs, rs.jobs, starts = nil, nil, nil
+	tab, rs.table, starts, r = nil, nil, nil, replayed{}
 	fid := sim.CompareWaits(actual, simulated, months)
 	sum.Compared = fid.Jobs
 	if fid.Jobs > 0 {

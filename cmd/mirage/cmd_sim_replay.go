@@ -42,60 +42,70 @@ func (r *progressRecorder) tick(at int64) {
 	}
 }
 
-// replayProgress is sim.ReplayWork with progress on bar: it replays jobs
-// from the first submission until nothing is left and returns each job's
-// simulated start (-1: never), the events processed and the scheduling
-// work. It stops with ctx's error when ctx is cancelled (the simulator
-// checks it every 1,024 events). With own, the simulation adopts jobs
-// (sim.NewOwning: one copy of millions of jobs, not two); their Submit
-// times are as given afterwards (minute rounding changes them only
-// during the replay), the rest of a job may be normalised.
-func replayProgress(ctx context.Context, cfg sim.Config, jobs []sim.Job, bar *progressBar, loc *time.Location, own bool) (starts []int64, events int64, work sim.Work, err error) {
+// replayed is what replayProgress returns: each job's simulated start
+// (-1: never), the events processed and the scheduling work, and, when
+// minute rounding changed the table's submissions, the ones given.
+type replayed struct {
+	starts []int64
+	events int64
+	work   sim.Work
+	submit []int64 // nil: the table's are as given
+}
+
+// job returns job i of the replayed table tab as it was given: its
+// submission is the trace's, not the one minute rounding made (the rest
+// is as the simulation normalised it).
+func (r *replayed) job(tab *sim.Table, i int) sim.Job {
+	j := tab.Job(i)
+	if r.submit != nil {
+		j.Submit = r.submit[i]
+	}
+	return j
+}
+
+// replayProgress is sim.ReplayWork with progress on bar: it replays tab's
+// jobs from the first submission until nothing is left. The simulation
+// adopts tab (sim.NewFromTable: the jobs are held once). It stops with
+// ctx's error when ctx is cancelled (the simulator checks it every 1,024
+// events).
+func replayProgress(ctx context.Context, cfg sim.Config, tab *sim.Table, bar *progressBar, loc *time.Location) (r replayed, err error) {
 	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("replay: internal error: %v\n%s", r, debug.Stack())
+		if p := recover(); p != nil {
+			err = fmt.Errorf("replay: internal error: %v\n%s", p, debug.Stack())
 		}
 	}()
-	rec := &progressRecorder{starts: make([]int64, len(jobs)), bar: bar, loc: loc}
+	rec := &progressRecorder{starts: make([]int64, tab.Len()), bar: bar, loc: loc}
 	for i := range rec.starts {
 		rec.starts[i] = -1
 	}
-	newSim := sim.New
-	if own {
-		newSim = sim.NewOwning
-		if cfg.MinuteRounding {
-			submit := make([]int64, len(jobs))
-			for i := range jobs {
-				submit[i] = jobs[i].Submit
-			}
-			defer func() {
-				for i := range jobs {
-					jobs[i].Submit = submit[i]
-				}
-			}()
+	if cfg.MinuteRounding {
+		r.submit = make([]int64, tab.Len())
+		for i := range r.submit {
+			r.submit[i] = tab.Job(i).Submit
 		}
 	}
-	s, err := newSim(cfg, jobs, rec)
+	s, err := sim.NewFromTable(cfg, tab, rec)
 	if err != nil {
-		return nil, 0, sim.Work{}, fmt.Errorf("replay: %w", err)
+		return replayed{}, fmt.Errorf("replay: %w", err)
 	}
 	if err := s.Run(ctx); err != nil {
-		return nil, s.Events(), s.Work(), fmt.Errorf("replay: %w", err)
+		return replayed{}, fmt.Errorf("replay: %w", err)
 	}
-	return rec.starts, s.Events(), s.Work(), nil
+	r.starts, r.events, r.work = rec.starts, s.Events(), s.Work()
+	return r, nil
 }
 
 // notCompared says why no job of a replay had a real wait to compare:
 // how many jobs ran from a start the trace did not record, never started
 // in the trace (cancelled while pending, or still pending), or did not
 // start in the simulation.
-func notCompared(conv sim.Conversion, jobs []sim.Job, starts []int64) string {
-	if len(jobs) == 0 {
+func notCompared(conv sim.Conversion, tab *sim.Table, starts []int64) string {
+	if tab.Len() == 0 {
 		return "no job had a real wait to compare: the replay has no jobs (see conversion.skipped)"
 	}
 	neverSim := 0
-	for i := range jobs {
-		if _, ok := jobs[i].TraceWait(); ok && starts[i] < 0 {
+	for i := range tab.Len() {
+		if j := tab.Job(i); j.TraceStart > 0 && starts[i] < 0 {
 			neverSim++
 		}
 	}
@@ -112,5 +122,5 @@ func notCompared(conv sim.Conversion, jobs []sim.Job, starts []int64) string {
 	if len(why) == 0 {
 		why = append(why, "none has a recorded start")
 	}
-	return fmt.Sprintf("no job had a real wait to compare, so there are no fidelity figures: of the %d jobs replayed, %s", len(jobs), strings.Join(why, ", "))
+	return fmt.Sprintf("no job had a real wait to compare, so there are no fidelity figures: of the %d jobs replayed, %s", tab.Len(), strings.Join(why, ", "))
 }

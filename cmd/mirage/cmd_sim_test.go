@@ -194,11 +194,8 @@ func TestReplayProgress_SameAsReplayWork(t *testing.T) {
 	}
 	var b bytes.Buffer
 	bar := newProgressBarEvery(&b, "always", false, time.Hour)
-	for _, run := range []struct {
-		profile string
-		own     bool // the jobs are adopted: the same replay, Submit kept (mirage-compat rounds it)
-	}{{"default", false}, {"default", true}, {"mirage-compat", true}} {
-		cfg, err := sim.Profile(run.profile)
+	for _, profile := range []string{"default", "mirage-compat"} { // mirage-compat rounds Submit
+		cfg, err := sim.Profile(profile)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,25 +207,24 @@ func TestReplayProgress_SameAsReplayWork(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		own := run.own
-		mine := slices.Clone(jobs)
-		got, events, work, err := replayProgress(context.Background(), cfg, mine, bar, time.UTC, own)
+		tab := sim.TableOf(jobs)
+		r, err := replayProgress(context.Background(), cfg, tab, bar, time.UTC)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(got, want) || events != wantEvents || work != wantWork {
-			t.Errorf("replayProgress (own %v): %d events, work %+v; ReplayWork: %d events, work %+v; starts equal: %v",
-				own, events, work, wantEvents, wantWork, slices.Equal(got, want))
+		if !slices.Equal(r.starts, want) || r.events != wantEvents || r.work != wantWork {
+			t.Errorf("replayProgress (%s): %d events, work %+v; ReplayWork: %d events, work %+v; starts equal: %v",
+				profile, r.events, r.work, wantEvents, wantWork, slices.Equal(r.starts, want))
 		}
-		for i := range mine {
-			if mine[i].Submit != jobs[i].Submit {
-				t.Fatalf("own %v: job %d's Submit %d after the replay, was %d", own, i, mine[i].Submit, jobs[i].Submit)
+		for i := range jobs {
+			if got := r.job(tab, i); got.Submit != jobs[i].Submit || got.Name != jobs[i].Name {
+				t.Fatalf("%s: job %d is %s submitted at %d after the replay, was %s at %d", profile, i, got.Name, got.Submit, jobs[i].Name, jobs[i].Submit)
 			}
 		}
-		if run.profile == "default" && !own {
+		if profile == "default" {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
-			if _, _, _, err := replayProgress(ctx, cfg, jobs, bar, time.UTC, false); !errors.Is(err, context.Canceled) {
+			if _, err := replayProgress(ctx, cfg, sim.TableOf(jobs), bar, time.UTC); !errors.Is(err, context.Canceled) {
 				t.Errorf("cancelled replay: %v, want context.Canceled", err)
 			}
 		}
