@@ -160,6 +160,9 @@ func predictModel(ctx context.Context, modelDir, samples, dir string) error {
 	if err != nil {
 		return err
 	}
+	if err := a.CheckRuntime(meta); err != nil {
+		return fmt.Errorf("predict %s with %s: %w", samples, modelDir, err)
+	}
 	pred, err := a.Predict(s, meta.SchemaVersion)
 	if err != nil {
 		return fmt.Errorf("predict %s with %s: %w", samples, modelDir, err)

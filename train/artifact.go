@@ -173,3 +173,25 @@ func (a *Artifact) Predict(s *features.Samples, schemaVersion int) ([]float32, e
 	}
 	return a.Model.PredictColumns(nil, s.Features), nil
 }
+
+// CheckRuntime returns an error matching ErrFeatures unless the samples
+// of meta were built with the run-time model the model was trained with
+// (both with none, or the same model file by SHA-256): their
+// features.ModelEstimateName column, computed with another run-time
+// model, would mean something else under the same name.
+func (a *Artifact) CheckRuntime(meta SamplesMeta) error {
+	if meta.RuntimeSHA256 == a.Manifest.RuntimeModelSHA256 {
+		return nil
+	}
+	return fmt.Errorf("%w: the samples' %s column comes from run-time model %s, the model was trained with %s",
+		ErrFeatures, features.ModelEstimateName, describeRuntime(meta.RuntimeModel, meta.RuntimeSHA256),
+		describeRuntime(a.Manifest.RuntimeModel, a.Manifest.RuntimeModelSHA256))
+}
+
+// describeRuntime names a run-time model for CheckRuntime's message.
+func describeRuntime(dir, sha string) string {
+	if sha == "" {
+		return "none"
+	}
+	return fmt.Sprintf("%s (sha256 %s)", dir, sha)
+}

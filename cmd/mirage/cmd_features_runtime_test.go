@@ -178,6 +178,21 @@ func TestEvaluate_RuntimeFeatureModel(t *testing.T) {
 			t.Errorf("exit %d, want 3 (usage) naming the run-time model: %s", code, stderr)
 		}
 	})
+	t.Run("Predict", func(t *testing.T) {
+		// predict takes the samples' column only from the model's own
+		// run-time model (the samples' metadata names it).
+		predict := func(model string) (string, int) {
+			_, stderr, code := run(t, "predict", "--model", model, "--samples", samples, "-o", filepath.Join(dir, "p.parquet"))
+			return stderr, code
+		}
+		if stderr, code := predict(model); code != 0 {
+			t.Fatalf("predict: exit %d: %s", code, stderr)
+		}
+		m := edit(t, "changed-predict", func(m map[string]any) { m["runtime_model_sha256"] = strings.Repeat("1", 64) })
+		if stderr, code := predict(m); code != 2 || !strings.Contains(stderr, features.ModelEstimateName) || !strings.Contains(stderr, strings.Repeat("1", 64)) {
+			t.Errorf("predict with another run-time model: exit %d, want 2 naming the column and both digests: %s", code, stderr)
+		}
+	})
 	t.Run("ErrFeatures", func(t *testing.T) {
 		// Without a run-time model the model's column cannot be computed.
 		m := edit(t, "nort", func(m map[string]any) { delete(m, "runtime_model"); delete(m, "runtime_model_sha256") })

@@ -17,7 +17,9 @@ func newPredictCommand(g *globalOptions) *cobra.Command {
 		Short: "Predict r (hours) for a samples table with a trained model (pure Go, no libxgboost)",
 		Long: `Load a model directory written by mirage train (checking model.json against the
 manifest's sha256), check that the samples table has exactly the model's features,
-in order, and feature schema version, and write P.parquet with the columns
+in order, and feature schema version, and that its q_est_model_start_minus_p_end_sec
+column (features build --runtime-model) comes from the run-time model the model was
+trained with (by SHA-256), and write P.parquet with the columns
 window_id, chain_nodes, probe_time, label_r_sec (when the samples have labels) and
 predicted_r_hours. Prediction uses the pure-Go evaluator of the XGBoost JSON model.
 
@@ -64,6 +66,9 @@ func runPredict(cmd *cobra.Command, g *globalOptions) error {
 	s, meta, err := train.ReadSamples(cmd.Context(), c.Samples)
 	if err != nil {
 		return err
+	}
+	if err := a.CheckRuntime(meta); err != nil {
+		return fmt.Errorf("predict %s with %s: %w", c.Samples, c.Model, err)
 	}
 	t0 := time.Now()
 	pred, err := a.Predict(s, meta.SchemaVersion)
