@@ -6,17 +6,19 @@
 # is the simulation alone (the command's wall time adds reading the
 # Parquet file and the fidelity figures). Goal: each 1 M-job replay within
 # 10 s; the cost per event within 2x from 10 k to 1 M jobs.
-# Each replay runs REPS times (at least 10 below 1 M jobs); the median
-# and the fastest are reported, with the times of every run. After each
-# trace kind, the cost per event of the largest size over the smallest,
-# by medians (the goal) and by the fastest runs. The goal is judged on
-# medians because a 1 M-job replay lasts seconds and so averages over the
-# machine's fast and slow spells, while a 10 k-job one lasts 25 ms: the
-# fastest of ten of those is one caught in a fast spell, and a ratio of
-# fastest runs compares a lucky short run with an average long one.
+#
+# The sizes are interleaved: each of REPS rounds replays every size (the
+# small ones several times, 1 M jobs once), so that every size sees the
+# same spells of a shared machine, whose speed drifts by a third over
+# minutes; a replay's figure is the median over the rounds, with the
+# fastest and every run's time beside it. After each trace kind, the cost
+# per event of the largest size over the smallest, by medians (the goal)
+# and by the fastest runs (a 25 ms replay's fastest of many is one caught
+# in a fast spell, so that ratio overstates the growth).
 # Usage: scripts/bench-scale.sh [JOBS...]   (default 10000 100000 1000000)
 # Environment: KEEP=DIR keeps the generated traces there (reused next time);
-# REPS=N runs per replay (default 3).
+# REPS=N rounds (default 5; a size under 1 M jobs runs 5 times a round
+# under 100 k jobs and twice under 1 M).
 set -euo pipefail
 bin=${BIN:-bin/mirage}
 tmp=${KEEP:-$(mktemp -d "${TMPDIR:-/tmp}/mirage-bench-scale-XXXXXX")}
@@ -24,20 +26,28 @@ mkdir -p "$tmp"
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
 sizes=("$@")
 if ((${#sizes[@]} == 0)); then sizes=(10000 100000 1000000); fi
+reps=${REPS:-5}
 export GOMAXPROCS=1
 for nodes in 1000 10000; do
 	for util in 0.7 1.2; do
 		: >"$tmp/curve.txt"
 		for jobs in "${sizes[@]}"; do
-			t=$(BIN="$bin" scripts/synth-trace.sh "$tmp" "$nodes" "$util" "$jobs")
-			reps=${REPS:-3}
-			if ((jobs < 1000000 && reps < 10)); then reps=10; fi
-			for r in $(seq "$reps"); do
-				"$bin" sim replay --trace "$t" --nodes "$nodes" --json --log-level error >"$tmp/replay-$r.json"
+			BIN="$bin" scripts/synth-trace.sh "$tmp" "$nodes" "$util" "$jobs" >/dev/null
+			rm -f "$tmp"/replay-"$jobs"-*.json
+		done
+		for r in $(seq "$reps"); do
+			for jobs in "${sizes[@]}"; do
+				n=1
+				if ((jobs < 100000)); then n=5; elif ((jobs < 1000000)); then n=2; fi
+				for k in $(seq "$n"); do
+					"$bin" sim replay --trace "$tmp/synth-$nodes-$util-$jobs.parquet" --nodes "$nodes" --json --log-level error \
+						>"$tmp/replay-$jobs-$r-$k.json"
+				done
 			done
-			python3 - "$tmp/curve.txt" "$nodes" "$util" "$tmp"/replay-*.json <<'PY'
-import json, sys
-import statistics
+		done
+		for jobs in "${sizes[@]}"; do
+			python3 - "$tmp/curve.txt" "$nodes" "$util" "$tmp"/replay-"$jobs"-*.json <<'PY'
+import json, statistics, sys
 runs = [json.load(open(f)) for f in sys.argv[4:]]
 s = min(runs, key=lambda r: r["wall_sec"])
 w = s["work"]
@@ -53,7 +63,7 @@ print(f"replay {sys.argv[2]:>5} nodes, load {float(sys.argv[3]):.0%}, {s['jobs']
       f"(planning {(w['backfill_tested'] - w.get('backfill_skipped', 0)) / max(w['backfill_passes'], 1):.0f}; {w.get('backfill_stopped', 0)} stopped early), "
       f"{w.get('users_evaluated', 0) / max(w['main_passes'] + w['backfill_passes'], 1):.1f} users evaluated per pass{goal}")
 PY
-			rm -f "$tmp"/replay-*.json
+			rm -f "$tmp"/replay-"$jobs"-*.json
 		done
 		python3 - "$tmp/curve.txt" "$nodes" "$util" <<'PY'
 import sys
