@@ -360,7 +360,7 @@ func featuresStage(name string, p features.Protocol, traceKey string, o RunOptio
 			return featureShard(ctx, o, p, i, n, dir)
 		},
 		merge: func(ctx context.Context, shards []string, dir string) error {
-			return mergeFeatures(o, p, traceKey, shards, dir)
+			return mergeFeatures(ctx, o, p, traceKey, shards, dir)
 		}}
 }
 

@@ -1,11 +1,8 @@
 package pipelines
 
 import (
-	"bytes"
 	"context"
-	"encoding/gob"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +18,8 @@ import (
 // A sharded stage (features-train, features-validation, evaluate under the Slurm executor with
 // slurm.shards > 1) runs as n shards, each over a contiguous run of the
 // windows (shardWindows) and every chain size, into
-// OUT/shards/STAGE-KEY16/I-of-N/ (shard.gob, then done), and a merge
+// OUT/shards/STAGE-KEY16/I-of-N/ (one Parquet file per chain size, see
+// shard_file.go, then done), and a merge
 // that puts the rows in the order one run makes them (chain size, then
 // window) and writes the stage's outputs, byte for byte the files the
 // unsharded stage writes: a sharded stage is a cache hit for a local run.
@@ -118,8 +116,8 @@ func prepare(o RunOptions, p features.Protocol) ([]sim.Job, features.Options, er
 	return p.Prepare(tjobs)
 }
 
-// featureShard builds shard i of n of p's samples into dir/shard.gob: one
-// features.Samples per chain size, window ids of the whole period.
+// featureShard builds shard i of n of p's samples into dir: one
+// samples-C.parquet per chain size, window ids of the whole period.
 func featureShard(ctx context.Context, o RunOptions, p features.Protocol, i, n int, dir string) error {
 	jobs, fo, err := prepare(o, p)
 	if err != nil {
@@ -127,7 +125,7 @@ func featureShard(ctx context.Context, o RunOptions, p features.Protocol, i, n i
 	}
 	fo.Workers, fo.Logger = o.Workers, o.Logger
 	a, b := shardWindows(fo.Windows, i, n)
-	parts := make([]features.Samples, len(fo.ChainNodes))
+	meta := features.FileMeta{Protocol: p.Name, SimConfig: fo.Config, Options: p}
 	for c, nodes := range fo.ChainNodes {
 		s, _, err := features.Build(ctx, jobs, shardOptions(fo, a, b, nodes))
 		if err != nil {
@@ -136,26 +134,30 @@ func featureShard(ctx context.Context, o RunOptions, p features.Protocol, i, n i
 		for k := range s.WindowID {
 			s.WindowID[k] += int32(a)
 		}
-		parts[c] = s
+		if err := writeSamplesShard(samplesShardPath(dir, c), &s, meta); err != nil {
+			return err
+		}
 	}
-	return writeGob(filepath.Join(dir, "shard.gob"), parts)
+	return nil
 }
 
 // mergeFeatures writes dir/samples.parquet from the shards' samples: the
 // rows in Build's order and Build's weights (every window and chain size
-// weighs the same in total, the mean weight is 1).
-func mergeFeatures(o RunOptions, p features.Protocol, traceKey string, shards []string, dir string) error {
+// weighs the same in total, the mean weight is 1; the shards' weights
+// are not used).
+func mergeFeatures(ctx context.Context, o RunOptions, p features.Protocol, traceKey string, shards []string, dir string) error {
 	_, fo, err := prepare(o, p)
 	if err != nil {
 		return err
 	}
-	parts := make([][]features.Samples, len(shards))
+	parts := make([][]*features.Samples, len(shards))
 	for k, sd := range shards {
-		if err := readGob(filepath.Join(sd, "shard.gob"), &parts[k]); err != nil {
-			return err
-		}
-		if len(parts[k]) != len(fo.ChainNodes) {
-			return fmt.Errorf("merge %s: %d chain sizes, want %d", sd, len(parts[k]), len(fo.ChainNodes))
+		a, b := shardWindows(fo.Windows, k, len(shards))
+		parts[k] = make([]*features.Samples, len(fo.ChainNodes))
+		for c, nodes := range fo.ChainNodes {
+			if parts[k][c], err = readSamplesShard(ctx, samplesShardPath(sd, c), nodes, a, b); err != nil {
+				return err
+			}
 		}
 	}
 	s := features.Samples{Names: features.Names()}
@@ -165,7 +167,7 @@ func mergeFeatures(o RunOptions, p features.Protocol, traceKey string, shards []
 	var units []unit // each row's
 	for c := range fo.ChainNodes {
 		for k := range parts {
-			q := &parts[k][c]
+			q := parts[k][c]
 			s.WindowID = append(s.WindowID, q.WindowID...)
 			s.WindowStart = append(s.WindowStart, q.WindowStart...)
 			s.ChainNodes = append(s.ChainNodes, q.ChainNodes...)
@@ -191,19 +193,27 @@ func mergeFeatures(o RunOptions, p features.Protocol, traceKey string, shards []
 		features.FileMeta{Protocol: p.Name, TraceDigest: traceKey, SimConfig: fo.Config, Options: p})
 }
 
-// evaluateShard replays shard i of n of p's windows into dir/shard.gob:
-// the rows of each chain size, window ids of the whole period.
+// evaluateShard replays shard i of n of p's windows into dir: one
+// rows-C.parquet per chain size, window ids of the whole period.
 func evaluateShard(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, sweep bool, decision time.Duration, i, n int, dir string) error {
 	policies, err := parsePolicies(policyList, sweep)
 	if err != nil {
 		return err
 	}
-	jobs, fo, err := prepare(o, p)
+	tjobs, err := trace.ReadAll(o.Trace)
 	if err != nil {
 		return err
 	}
+	jobs, fo, err := p.Prepare(tjobs)
+	if err != nil {
+		return err
+	}
+	// As runEvaluate: the forecast, runtime-estimate and run-time-column
+	// model policies take their run-time predictions from the trace.
+	if err := evaluate.BindTrace(policies, tjobs, jobs); err != nil {
+		return err
+	}
 	a, b := shardWindows(fo.Windows, i, n)
-	parts := make([][]evaluate.Row, len(fo.ChainNodes))
 	for c, nodes := range fo.ChainNodes {
 		opts := evaluate.Options{Features: shardOptions(fo, a, b, nodes), DecisionSec: int64(decision / time.Second),
 			Workers: o.Workers, Lambda: evaluate.DefaultLambda}
@@ -214,9 +224,11 @@ func evaluateShard(ctx context.Context, o RunOptions, p features.Protocol, polic
 		for k := range res.Rows {
 			res.Rows[k].Window += a
 		}
-		parts[c] = res.Rows
+		if err := writeRowsShard(rowsShardPath(dir, c), res.Rows); err != nil {
+			return err
+		}
 	}
-	return writeGob(filepath.Join(dir, "shard.gob"), parts)
+	return nil
 }
 
 // mergeEvaluate writes the evaluate stage's metrics.json and windows.csv
@@ -228,11 +240,12 @@ func mergeEvaluate(o RunOptions, p features.Protocol, shards []string, dir strin
 	}
 	parts := make([][][]evaluate.Row, len(shards))
 	for k, sd := range shards {
-		if err := readGob(filepath.Join(sd, "shard.gob"), &parts[k]); err != nil {
-			return err
-		}
-		if len(parts[k]) != len(fo.ChainNodes) {
-			return fmt.Errorf("merge %s: %d chain sizes, want %d", sd, len(parts[k]), len(fo.ChainNodes))
+		a, b := shardWindows(fo.Windows, k, len(shards))
+		parts[k] = make([][]evaluate.Row, len(fo.ChainNodes))
+		for c, nodes := range fo.ChainNodes {
+			if parts[k][c], err = readRowsShard(rowsShardPath(sd, c), nodes, a, b); err != nil {
+				return err
+			}
 		}
 	}
 	var rows []evaluate.Row
@@ -244,22 +257,4 @@ func mergeEvaluate(o RunOptions, p features.Protocol, shards []string, dir strin
 	m := evaluate.Compute(rows, evaluate.DefaultLambda)
 	m.Protocol, m.SimConfig = &p, &fo.Config
 	return evaluate.WriteDir(dir, m, rows)
-}
-
-func writeGob(path string, v any) error {
-	if err := atomicfile.Write(path, func(w io.Writer) error { return gob.NewEncoder(w).Encode(v) }); err != nil {
-		return fmt.Errorf("shard %s: %w", path, err)
-	}
-	return nil
-}
-
-func readGob(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("shard: %w", err)
-	}
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(v); err != nil {
-		return fmt.Errorf("shard %s: %w", path, err)
-	}
-	return nil
 }

@@ -13,7 +13,7 @@ import (
 // (what the jobs of a sharded Slurm stage run) write the files one
 // whole run writes; a merge with a shard missing fails and finishes
 // nothing; a shard run twice is a cache hit; the merge removes the
-// shards.
+// shards; a shard leaves one Parquet file per chain size.
 func TestRun_Shards(t *testing.T) {
 	dir := t.TempDir()
 	tr := smallTrace(t, dir)
@@ -52,6 +52,7 @@ func TestRun_Shards(t *testing.T) {
 		t.Error("merge with shard 2 missing: no error")
 	}
 	mustStep("features-train", n, 2, false)
+	shardFiles(t, sharded, "features-train", "samples-*.parquet", n*len(s.Chains.Nodes))
 	if r := mustStep("features-train", n, 2, false); !r.Cached {
 		t.Error("shard 2 run twice: not cached")
 	}
@@ -60,6 +61,7 @@ func TestRun_Shards(t *testing.T) {
 	for i := range n {
 		mustStep("evaluate", n, i, false)
 	}
+	shardFiles(t, sharded, "evaluate", "rows-*.parquet", n*len(s.Chains.Nodes))
 	mustStep("evaluate", n, 0, true)
 	mustStep("report", 0, 0, false)
 	if _, err := os.Stat(filepath.Join(sharded, "shards", "")); err == nil {
@@ -88,5 +90,32 @@ func TestRun_Shards(t *testing.T) {
 		if a, b := outputsOf(t, readFile(t, filepath.Join(r.Dir, "meta.json"))), outputsOf(t, readFile(t, filepath.Join(want[i].Dir, "meta.json"))); a != b {
 			t.Errorf("%s: sharded and whole outputs differ:\n%s\n%s", r.Name, a, b)
 		}
+	}
+}
+
+// shardFiles checks that the shards of stage under out hold want files
+// matching pattern and nothing else but their done files.
+func shardFiles(t *testing.T, out, stage, pattern string, want int) {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join(out, "shards", stage+"-*", "*-of-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	for _, d := range dirs {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if ok, _ := filepath.Match(pattern, e.Name()); ok {
+				got++
+			} else if e.Name() != "done" {
+				t.Errorf("%s: unexpected shard file %s", stage, filepath.Join(d, e.Name()))
+			}
+		}
+	}
+	if got != want {
+		t.Errorf("%s: %d shard files %s, want %d", stage, got, pattern, want)
 	}
 }

@@ -1,0 +1,96 @@
+package pipelines_test
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/mirage-hpc/mirage/pipelines"
+	"github.com/mirage-hpc/mirage/trace"
+	"github.com/mirage-hpc/mirage/train/jobruntime"
+	"github.com/mirage-hpc/mirage/train/xgboost"
+)
+
+// TestRun_ShardsRuntimeEstimate: an evaluate stage with a
+// runtime-estimate:DIR policy, whose run-time predictions come from the
+// trace (evaluate.BindTrace), run as shards and merged writes the
+// metrics.json and windows.csv one whole run writes.
+func TestRun_ShardsRuntimeEstimate(t *testing.T) {
+	if !xgboost.Available {
+		t.Skip("skipping: libxgboost not linked (the run-time model is XGBoost)")
+	}
+	dir := t.TempDir()
+	tr := smallTrace(t, dir)
+	s := smallStudy(3)
+	s.Models = nil // no training stages: evaluate reads only the trace
+	rt := smallRuntimeModel(t, s, tr, filepath.Join(dir, "rt"))
+	s.Policies = []string{"reactive", "runtime-estimate:" + rt}
+
+	ctx := context.Background()
+	step := func(out string, shards, shard int, merge bool) pipelines.StageResult {
+		t.Helper()
+		res, err := pipelines.Run(ctx, s, pipelines.RunOptions{Trace: tr, Out: out, Version: "test", Workers: 2,
+			Only: "evaluate", Shards: shards, Shard: shard, Merge: merge})
+		if err != nil {
+			t.Fatalf("evaluate shard %d of %d merge %v: %v", shard, shards, merge, err)
+		}
+		for _, r := range res {
+			if r.Name == "evaluate" {
+				return r
+			}
+		}
+		t.Fatalf("evaluate shard %d of %d merge %v: no evaluate stage in %v", shard, shards, merge, res)
+		return pipelines.StageResult{}
+	}
+	whole := step(filepath.Join(dir, "whole"), 0, 0, false)
+	const n = 2
+	sharded := filepath.Join(dir, "sharded")
+	for i := range n {
+		step(sharded, n, i, false)
+	}
+	merged := step(sharded, n, 0, true)
+	if merged.Key != whole.Key {
+		t.Fatalf("sharded evaluate key %s, whole %s", merged.Key, whole.Key)
+	}
+	for _, f := range []string{"metrics.json", "windows.csv"} {
+		a, b := readFile(t, filepath.Join(merged.Dir, f)), readFile(t, filepath.Join(whole.Dir, f))
+		if !bytes.Contains(b, []byte("runtime-estimate:")) {
+			t.Errorf("whole %s: no runtime-estimate policy", f)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("evaluate/%s: sharded and whole differ:\n%s", f, firstDiff(string(a), string(b)))
+		}
+	}
+}
+
+// smallRuntimeModel trains a small run-time model (jobruntime.Train) on
+// the training period of s into dir, as train --model runtime --study
+// does with --threads 1 --cv 3 --rounds 10, and one approach.
+func smallRuntimeModel(t *testing.T, s *pipelines.Study, tr, dir string) string {
+	t.Helper()
+	trainP, valP, err := s.Protocols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to, err := jobruntime.ProtocolPeriod(trainP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	valFrom, _, err := jobruntime.ProtocolPeriod(valP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := trace.ReadAll(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := jobruntime.DefaultParams()
+	p.Rounds, p.EarlyStopping, p.Threads = 10, 5, 1
+	o := jobruntime.Options{TrainFrom: from, TrainTo: min(to, valFrom), Zone: trainP.TZ, K: 3, GapSec: 86400,
+		Approaches: []jobruntime.Approach{jobruntime.ApproachSoftprob}, Params: p, Version: "test"}
+	if _, err := jobruntime.Train(context.Background(), jobs, dir, o); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
