@@ -157,9 +157,14 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 		}
 		seen[modelName(m)] = true
 	}
+	var dirInputs []string   // the evaluation's inputs from the study's policies
 	if len(s.Policies) > 0 { // checked before any work
 		if _, err := evaluate.ParsePolicies(strings.Join(s.Policies, ","), nil, 0); err != nil {
 			return nil, fmt.Errorf("%w: policies: %w", ErrStudy, err)
+		}
+		var err error
+		if dirInputs, err = policyInputs(s.Policies); err != nil {
+			return nil, err
 		}
 	}
 	trainP, valP, err := s.Protocols()
@@ -253,6 +258,7 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 	for _, r := range trained {
 		inputs = append(inputs, r.Key)
 	}
+	inputs = append(inputs, dirInputs...)
 	ev, err := do(evaluateStage(s, valP, policies, inputs, o), append(slices.Clone(ingested), trained...)...)
 	if err != nil {
 		return results, err
@@ -498,6 +504,33 @@ func hashOutputs(dir string) (map[string]string, error) {
 		return nil
 	})
 	return out, err
+}
+
+// policyInputs returns, for each policy that names a model directory
+// (KIND:DIR), the policy and the sha256 of hashOutputs(DIR): the
+// evaluation's cache key then follows what its policies load, so a model
+// trained again into the same directory reruns it. A model that refers to
+// another (a forecast's or a features column's run-time model) records
+// that one's digest in its own manifest, so it is covered too.
+func policyInputs(policies []string) ([]string, error) {
+	var out []string
+	for _, p := range policies {
+		_, dir, ok := strings.Cut(p, ":")
+		if !ok || dir == "" {
+			continue
+		}
+		files, err := hashOutputs(dir)
+		if err != nil {
+			return nil, fmt.Errorf("%w: policy %s: %w", ErrStudy, p, err)
+		}
+		b, err := json.Marshal(files) // keys sorted
+		if err != nil {
+			return nil, fmt.Errorf("policy %s: %w", p, err)
+		}
+		sum := sha256.Sum256(b)
+		out = append(out, p+" sha256:"+hex.EncodeToString(sum[:]))
+	}
+	return out, nil
 }
 
 func fileExists(path string) bool {

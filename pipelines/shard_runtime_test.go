@@ -3,6 +3,7 @@ package pipelines_test
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -61,6 +62,50 @@ func TestRun_ShardsRuntimeEstimate(t *testing.T) {
 		if !bytes.Equal(a, b) {
 			t.Errorf("evaluate/%s: sharded and whole differ:\n%s", f, firstDiff(string(a), string(b)))
 		}
+	}
+}
+
+// TestRun_PolicyDirKeyed: the evaluation's cache key follows the files of
+// a policy's model directory, not only its path: after a file of the
+// run-time model changes in place, evaluate is no longer a cache hit, and
+// its key differs.
+func TestRun_PolicyDirKeyed(t *testing.T) {
+	if !xgboost.Available {
+		t.Skip("skipping: libxgboost not linked (the run-time model is XGBoost)")
+	}
+	dir := t.TempDir()
+	tr := smallTrace(t, dir)
+	s := smallStudy(1)
+	s.Models = nil
+	rt := smallRuntimeModel(t, s, tr, filepath.Join(dir, "rt"))
+	s.Policies = []string{"reactive", "runtime-estimate:" + rt}
+	out := filepath.Join(dir, "out")
+	evaluate := func(dry bool) pipelines.StageResult {
+		t.Helper()
+		res, err := pipelines.Run(context.Background(), s, pipelines.RunOptions{Trace: tr, Out: out, Version: "test", Workers: 2,
+			Only: "evaluate", DryRun: dry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if r.Name == "evaluate" {
+				return r
+			}
+		}
+		t.Fatalf("no evaluate stage in %v", res)
+		return pipelines.StageResult{}
+	}
+	first := evaluate(false)
+	if again := evaluate(true); !again.Cached || again.Key != first.Key {
+		t.Fatalf("unchanged model: cached %v, key %s, want a hit of %s", again.Cached, again.Key, first.Key)
+	}
+	png := filepath.Join(rt, "calibration.png") // read by nothing that evaluates
+	b := readFile(t, png)
+	if err := os.WriteFile(png, append(b, 0), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if changed := evaluate(true); changed.Cached || changed.Key == first.Key {
+		t.Errorf("a file of the policy's model changed: cached %v, key %s (was %s), want a new key", changed.Cached, changed.Key, first.Key)
 	}
 }
 
