@@ -76,7 +76,8 @@ type Decision struct {
 	// time, 0 after a submit decision.
 	NextAsk int64 `json:"next_ask"`
 	// FeaturesSHA256 is the SHA-256 of the feature vector (float64s,
-	// little-endian, Names' order), so an audit can match a replay.
+	// little-endian, Names' order, then features.ModelEstimateName for a
+	// model with a run-time model), so an audit can match a replay.
 	FeaturesSHA256 string `json:"features_sha256,omitempty"`
 	// Features is the feature vector by name (--json only).
 	Features map[string]float64 `json:"features,omitempty"`
@@ -113,8 +114,12 @@ func (a *Advisor) DecideAt(ctx context.Context, obs *Observation, pJobID string)
 	if err != nil {
 		return Decision{}, err
 	}
-	if len(a.x) != features.NumFeatures() {
-		a.x = make([]float64, features.NumFeatures())
+	names := features.Names()
+	if st.MedianRunSec != nil {
+		names = append(names, features.ModelEstimateName)
+	}
+	if len(a.x) != len(names) {
+		a.x = make([]float64, len(names))
 	}
 	if err := features.Vector(ctx, a.x, st); err != nil {
 		return Decision{}, fmt.Errorf("features: %w", err)
@@ -131,7 +136,7 @@ func (a *Advisor) DecideAt(ctx context.Context, obs *Observation, pJobID string)
 	}
 	d.FeaturesSHA256 = VectorDigest(a.x)
 	d.Features = make(map[string]float64, len(a.x))
-	for i, n := range features.Names() {
+	for i, n := range names {
 		d.Features[n] = a.x[i]
 	}
 	snap := st.Sim.Snapshot()

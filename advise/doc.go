@@ -9,7 +9,9 @@
 //
 // The API is a Source (SlurmSource, or StaticSource and any fake in
 // tests), a Model (Open loads forest, xgboost, estimate and DQN
-// artifacts, checking their digest and feature schema) and an Advisor:
+// artifacts, checking their digest and feature schema, and the run-time
+// model of a model trained with the features.ModelEstimateName column,
+// checking its digest: LiveOptions.RuntimeModel) and an Advisor:
 //
 //	m, _ := advise.Open("models/xgb")
 //	d, err := advise.New(m, &advise.SlurmSource{Runner: advise.ExecRunner{}}).Decide(ctx, "123456")
@@ -23,7 +25,8 @@
 //
 // Parity: TestParity_SimulatorAndLive renders simulated states as
 // squeue --json and sacct --parsable2 text, reads them back and gets every
-// feature bit for bit; README.md lists what a live queue cannot show the
+// feature bit for bit (TestParity_RuntimeModel: with a run-time model's
+// column too); README.md lists what a live queue cannot show the
 // simulator (fair-share usage before the history, jobs that will be
 // cancelled, arrivals and ends at the decision's own second).
 package advise

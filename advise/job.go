@@ -62,6 +62,16 @@ type Job struct {
 	// Priority is Slurm's priority value (recorded, not used: the
 	// simulator's multifactor formula orders the queue, as in training).
 	Priority int64 `json:"priority,omitempty"`
+	// Account, QOS, CPUs and GPUs are what a run-time model reads of a
+	// job besides the fields above (train/jobruntime: target-encoded
+	// account and QOS, CPU and GPU counts). Only ParseSacct sets them (as
+	// ingest reads them into the trace a run-time model is trained on);
+	// BuildState gives a queued job its sacct record's. Empty or 0 when
+	// unknown.
+	Account string `json:"account,omitempty"`
+	QOS     string `json:"qos,omitempty"`
+	CPUs    int32  `json:"cpus,omitempty"`
+	GPUs    int32  `json:"gpus,omitempty"`
 }
 
 // MarshalText implements encoding.TextMarshaler (String's words).

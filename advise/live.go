@@ -11,6 +11,7 @@ import (
 
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/sim"
+	"github.com/mirage-hpc/mirage/train/jobruntime"
 )
 
 // ErrNoJob means P is not in the queue or the history.
@@ -58,6 +59,13 @@ type LiveOptions struct {
 	// history (sim.PredictRunTimes over sacct's ended jobs), as the ls6
 	// protocol does from the trace; false leaves them unpredicted.
 	PredictRunTimes bool
+	// RuntimeModel, when not nil, is the run-time model of the model's
+	// features.ModelEstimateName column (Open sets it from the manifest):
+	// BuildState predicts the median run time of every running and
+	// pending job with it, from the partition's queue and sacct history
+	// as known at Now, into features.State.MedianRunSec, so that
+	// features.Vector writes the column after the others.
+	RuntimeModel *jobruntime.Model
 }
 
 func (o *LiveOptions) withDefaults() {
@@ -101,8 +109,10 @@ type liveJob struct {
 // model's configuration, the history of the last HistorySec is sampled on
 // the SampleSec grid from sacct's submit, eligible, start and end times
 // (pending = eligible ≤ t < start, running = start ≤ t < end), and the
-// recent waits come from the starts before now. It returns an error
-// wrapping ErrNoJob when P is not in the queue (it ended, or never was).
+// recent waits come from the starts before now. With o.RuntimeModel the
+// state's MedianRunSec are that model's medians of the running and
+// pending jobs (runtimeMedians). It returns an error wrapping ErrNoJob
+// when P is not in the queue (it ended, or never was).
 func BuildState(obs *Observation, pJobID string, o LiveOptions) (*features.State, Chain, error) {
 	o.withDefaults()
 	cfg := o.Config
@@ -138,6 +148,7 @@ func BuildState(obs *Observation, pJobID string, o LiveOptions) (*features.State
 	}
 	q := sim.Queue{Now: obs.Now, Capacity: obs.Capacity}
 	pid := sim.NoJob
+	var src []int // src[k]: the live job of q.Jobs[k]
 	for i := range lj {
 		j := &lj[i]
 		running := j.queued && j.State == JobRunning && j.Start > 0 && j.Start <= obs.Now
@@ -157,6 +168,7 @@ func BuildState(obs *Observation, pJobID string, o LiveOptions) (*features.State
 			sj.TraceStart = j.Start
 		}
 		q.Jobs = append(q.Jobs, sj)
+		src = append(src, i)
 	}
 	if o.Config.Priority.FairShareWeight != 0 {
 		q.Usage = usage(lj, len(users), obs.Now, o.HistorySec, cfg.Priority.DecayHalfLifeSec)
@@ -172,6 +184,9 @@ func BuildState(obs *Observation, pJobID string, o LiveOptions) (*features.State
 	mean, n := rec.meanBefore(obs.Now, o.RecentStarts)
 	st := &features.State{Sim: s, PID: pid, P: pj, Q: qj, RecentMeanWaitSec: mean, RecentStarts: n,
 		History: sampleHistory(lj, rec, obs.Now, &o, cfg), Location: o.Location}
+	if o.RuntimeModel != nil {
+		st.MedianRunSec = runtimeMedians(o.RuntimeModel, lj, src, q.Jobs, pid)
+	}
 	ch := Chain{P: p}
 	if start, ok := s.Started(pid); ok {
 		ch.Started, ch.ExpectedEnd = true, start+pj.LimitSec
@@ -187,21 +202,32 @@ func (j *Job) matches(id string) bool {
 }
 
 // mergeJobs returns the jobs of partition part (all with part ""), P
-// always: squeue's, then sacct's that squeue does not show, by raw ID
-// (submission order) then ID; and the set of IDs squeue shows.
+// always: squeue's (with the run-time model's fields of sacct's record
+// of the same job, fillRuntimeFields), then sacct's that squeue does not
+// show, by raw ID (submission order) then ID; and the set of IDs squeue
+// shows.
 func mergeJobs(obs *Observation, part string, p Job) ([]Job, map[string]bool) {
 	seen := make(map[string]bool, len(obs.Queue))
+	queuedAt := make(map[string]int, len(obs.Queue))
 	var jobs []Job
 	keep := func(j Job) bool { return part == "" || j.Partition == part || j.ID == p.ID }
 	for _, j := range obs.Queue {
 		if keep(j) && !seen[j.ID] {
 			seen[j.ID] = true
+			queuedAt[j.ID] = len(jobs)
 			jobs = append(jobs, j)
 		}
 	}
 	queued := maps.Clone(seen)
 	for _, j := range obs.History {
-		if keep(j) && !seen[j.ID] {
+		if !keep(j) {
+			continue
+		}
+		if i, ok := queuedAt[j.ID]; ok {
+			jobs[i].fillRuntimeFields(&j)
+			delete(queuedAt, j.ID) // from the first of sacct's records of the job only
+		}
+		if !seen[j.ID] {
 			seen[j.ID] = true
 			jobs = append(jobs, j)
 		}

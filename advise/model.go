@@ -12,13 +12,15 @@ import (
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/dqn"
+	"github.com/mirage-hpc/mirage/train/jobruntime"
 )
 
 // Model turns a feature vector into a decision. Open loads the project's
 // artifacts; a deployment tool may supply its own.
 type Model interface {
-	// Score scores the feature vector x (features.Names' order) of a
-	// chain of nodes nodes; pRemainingSec is P's time to its expected
+	// Score scores the feature vector x (features.Names' order, then
+	// features.ModelEstimateName when Info().Live.RuntimeModel is set) of
+	// a chain of nodes nodes; pRemainingSec is P's time to its expected
 	// end (seconds, ≥ 0), which some rules use.
 	Score(x []float64, nodes int, pRemainingSec float64) Score
 	// Info describes the model.
@@ -51,6 +53,11 @@ type ModelInfo struct {
 	Digest string `json:"sha256"`
 	// Protocol is the features protocol trained on.
 	Protocol string `json:"protocol"`
+	// RuntimeModel and RuntimeModelSHA256 are the run-time model of the
+	// features.ModelEstimateName column and its model file's SHA-256
+	// (checked when loaded); empty for a model without that column.
+	RuntimeModel       string `json:"runtime_model,omitempty"`
+	RuntimeModelSHA256 string `json:"runtime_model_sha256,omitempty"`
 	// OperatingPoint is the manifest's (nil: the target's default); not
 	// in JSON (its frontier is long): OverlapBudgetH says what it was
 	// chosen for.
@@ -69,6 +76,11 @@ type ModelInfo struct {
 // (train.ErrFeatures), and derives the live options from its manifest:
 // the simulator configuration it was trained in (the manifest's, else its
 // protocol's profile, else sim.DefaultConfig) and its protocol's zone.
+// A model whose features end with features.ModelEstimateName (its
+// manifest names a run-time model) gets that run-time model in
+// LiveOptions.RuntimeModel; one that is missing, or whose model file no
+// longer has the manifest's SHA-256, is an error wrapping ErrRuntimeModel
+// and train.ErrDigest that names its directory and both digests.
 func Open(dir string) (Model, error) {
 	var head struct {
 		Kind string `json:"kind"`
@@ -93,10 +105,21 @@ func Open(dir string) (Model, error) {
 	if m.target, err = train.ParseTarget(a.Manifest.Target); err != nil && a.Manifest.Kind != train.KindEstimate {
 		return nil, fmt.Errorf("model %s: %w", dir, err)
 	}
+	var rt *jobruntime.Model
 	if a.Manifest.Kind == train.KindEstimate {
 		m.target = train.Target(a.Manifest.Target)
-	} else if err := a.Check(features.Names(), features.FeatureSchemaVersion); err != nil {
-		return nil, fmt.Errorf("model %s: %w", dir, err)
+	} else {
+		names := features.Names()
+		if a.Manifest.RuntimeModel != "" {
+			if rt, err = openRuntimeModel(dir, a.Manifest.RuntimeModel, a.Manifest.RuntimeModelSHA256); err != nil {
+				return nil, err
+			}
+			names = append(names, features.ModelEstimateName)
+			m.info.RuntimeModel, m.info.RuntimeModelSHA256 = a.Manifest.RuntimeModel, a.Manifest.RuntimeModelSHA256
+		}
+		if err := a.Check(names, features.FeatureSchemaVersion); err != nil {
+			return nil, fmt.Errorf("model %s: %w", dir, err)
+		}
 	}
 	m.info.Rule = train.RuleText(m.target)
 	if op := m.info.OperatingPoint; op != nil {
@@ -105,6 +128,7 @@ func Open(dir string) (Model, error) {
 	if m.info.Live, err = liveOptions(a.Manifest.SimConfig, a.Manifest.Protocol, nil); err != nil {
 		return nil, fmt.Errorf("model %s: %w", dir, err)
 	}
+	m.info.Live.RuntimeModel = rt
 	return m, nil
 }
 

@@ -31,10 +31,12 @@ func parityWorkload(n int, start, span int64, nodes int32, seed uint64) []sim.Jo
 }
 
 // parityTimeline builds the simulator's main timeline of the parity
-// workload, with run-time predictions made from the simulated run (so
+// workload of n jobs, with run-time predictions made from the simulated run (so
 // that the simulation is its own trace: sacct's ends are the ends
-// PredictRunTimes saw).
-func parityTimeline(t *testing.T) (*features.Timeline, *features.Options) {
+// PredictRunTimes saw). runTimes, when not nil, gives the options'
+// RunTimes (the features.ModelEstimateName column) from the simulated
+// jobs (their TraceStart set) and the window's job index.
+func parityTimeline(t *testing.T, n int, runTimes func(jobs []sim.Job, idx []int) *features.RunTimes) (*features.Timeline, *features.Options) {
 	t.Helper()
 	ctx := context.Background()
 	cfg := sim.DefaultConfig()
@@ -45,11 +47,11 @@ func parityTimeline(t *testing.T) (*features.Timeline, *features.Options) {
 		t.Skipf("skipping: no zone data: %v", err)
 	}
 	start := int64(1_700_006_400) // a multiple of 600
-	jobs := parityWorkload(400, start, 4*86400, 16, 7)
+	jobs := parityWorkload(n, start, 4*86400, 16, 7)
 	opts := &features.Options{
 		Config: cfg, Mode: sim.WindowCold, Start: start, IntervalSec: 3600, Windows: 1,
 		WarmupSec: 30 * 3600, WorkloadSec: 5 * 86400, Probes: 7, ChainNodes: []int{4},
-		Location: loc, RecentStarts: 1 << 30, // every start: no ties at the ring's edge
+		Location: loc, RecentStarts: 1 << 16, // every start: no ties at the ring's edge
 		ChainLimitSec: 12 * 3600,
 	}
 	if err := features.Normalise(opts); err != nil {
@@ -70,6 +72,9 @@ func parityTimeline(t *testing.T) (*features.Timeline, *features.Options) {
 		}
 	}
 	sim.PredictRunTimes(jobs, sim.RunTimeHistory{})
+	if runTimes != nil {
+		opts.RunTimes = runTimes(jobs, tl.JobIndex())
+	}
 	// Pass 2: the same schedule (predictions never change it).
 	if tl, err = features.NewTimeline(ctx, jobs, opts, 0, 4, user); err != nil {
 		t.Fatal(err)
@@ -85,7 +90,7 @@ const numChainForTest = 10
 // the live path and checks that every feature is bit for bit the same.
 func TestParity_SimulatorAndLive(t *testing.T) {
 	ctx := context.Background()
-	tl, opts := parityTimeline(t)
+	tl, opts := parityTimeline(t, 400, nil)
 	p := tl.P()
 	names := features.Names()
 	want := make([]float64, features.NumFeatures())
@@ -105,7 +110,7 @@ func TestParity_SimulatorAndLive(t *testing.T) {
 		}
 		snap := s.Snapshot()
 		sq := renderSqueueJSON(s, &snap, k%2 == 0)
-		sa := renderSacct(s)
+		sa := renderSacct(s, false)
 		queue, err := ParseSqueueJSON(bytes.NewReader(sq))
 		if err != nil {
 			t.Fatal(err)

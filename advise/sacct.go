@@ -16,14 +16,32 @@ import (
 // row.
 const SacctFields = "JobID,JobIDRaw,User,Partition,State,Submit,Eligible,Start,End,Timelimit,NNodes"
 
+// SacctRuntimeFields are SacctFields plus what a run-time model reads of
+// every job (train/jobruntime): its name, account, QOS, CPUs and GPUs
+// (from AllocTRES, else ReqTRES, as ingest reads them).
+const SacctRuntimeFields = SacctFields + ",JobName,Account,QOS,NCPUS,AllocTRES,ReqTRES"
+
 // SacctArgs returns the arguments of the sacct call ParseSacct reads:
 // every user's allocations (no steps) that were pending, running or
 // ended in [from, to] (Unix seconds, printed in the local zone as sacct
 // expects), '|'-separated with a header.
 func SacctArgs(from, to int64) []string {
+	return sacctArgs(from, to, "--format="+SacctFields)
+}
+
+// SacctRuntimeArgs are SacctArgs for a model whose features need a
+// run-time model: SacctRuntimeFields, tab-separated (--delimiter), so
+// that a '|' in a job name cannot break a row (ParseSacct reads either
+// separator). A row whose job name holds a tab is skipped and counted
+// (ParseSacct's second result).
+func SacctRuntimeArgs(from, to int64) []string {
+	return sacctArgs(from, to, "--format="+SacctRuntimeFields, "--delimiter=\t")
+}
+
+func sacctArgs(from, to int64, format ...string) []string {
 	f := func(t int64) string { return time.Unix(t, 0).Format("2006-01-02T15:04:05") }
-	return []string{"--allusers", "--allocations", "--parsable2", "--starttime=" + f(from), "--endtime=" + f(to),
-		"--format=" + SacctFields}
+	return append([]string{"--allusers", "--allocations", "--parsable2", "--starttime=" + f(from), "--endtime=" + f(to)},
+		format...)
 }
 
 // ParseSacct reads `sacct --parsable2` output (any columns ingest reads;
@@ -58,6 +76,7 @@ func fromTrace(tj *trace.Job) Job {
 		ID: tj.JobID, Raw: tj.JobIDRaw, User: tj.User, Partition: tj.Partition, Reason: tj.Reason,
 		Nodes: tj.NNodes, LimitSec: tj.TimelimitSec, Submit: unix(tj.Submit), Eligible: unix(tj.Eligible),
 		Start: unix(tj.Start), End: unix(tj.End), Priority: tj.Priority, Name: tj.JobName,
+		Account: tj.Account, QOS: tj.QOS, CPUs: tj.NCPUs, GPUs: tj.NGPUs,
 	}
 	if tj.StartUnknown {
 		j.Start = 0

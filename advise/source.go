@@ -37,6 +37,11 @@ type SlurmSource struct {
 	// HistorySec is how far back sacct reads, seconds; 0 means 25 hours
 	// (the features' 24 h plus the recent starts before it).
 	HistorySec int64
+	// RuntimeFields reads sacct with SacctRuntimeArgs (job names,
+	// accounts, QOS, CPUs and GPUs) instead of SacctArgs: set it for a
+	// model whose features need a run-time model
+	// (ModelInfo.RuntimeModel).
+	RuntimeFields bool
 	// Location is the cluster's zone for times squeue and sacct print
 	// without one; nil means time.Local.
 	Location *time.Location
@@ -81,7 +86,11 @@ func (s *SlurmSource) Observe(ctx context.Context) (*Observation, error) {
 	if span <= 0 {
 		span = 25 * 3600
 	}
-	out, err = s.Runner.Run(ctx, "sacct", SacctArgs(obs.Now-span, obs.Now)...)
+	sacct := SacctArgs
+	if s.RuntimeFields {
+		sacct = SacctRuntimeArgs
+	}
+	out, err = s.Runner.Run(ctx, "sacct", sacct(obs.Now-span, obs.Now)...)
 	if err == nil {
 		var bad int
 		obs.History, bad, err = ParseSacct(ctx, bytes.NewReader(out), loc)

@@ -331,18 +331,6 @@ func WriteForecastManifest(dir string, m *ForecastManifest) error {
 	return nil
 }
 
-// runtimeDigest returns the SHA-256 of the run-time model's model file.
-func runtimeDigest(dir string) (string, error) {
-	m, err := jobruntime.ReadManifest(dir)
-	if err != nil {
-		return "", err
-	}
-	if len(m.Models) == 0 {
-		return "", fmt.Errorf("%w: %s has no model file", jobruntime.ErrArtifact, dir)
-	}
-	return m.Models[0].SHA256, nil
-}
-
 // openForecastDir resolves a forecast:DIR or runtime-estimate:DIR
 // argument: a directory written by TrainForecast (forecast.json), or a
 // run-time model directory (no operating points: τ = 0.5, margin 0).
@@ -352,7 +340,7 @@ func openForecastDir(dir string) (rtDir string, m *ForecastManifest, err error) 
 		if err != nil {
 			return "", nil, err
 		}
-		got, err := runtimeDigest(m.Runtime)
+		got, err := jobruntime.ModelDigest(m.Runtime)
 		if err != nil {
 			return "", nil, err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train"
+	"github.com/mirage-hpc/mirage/train/jobruntime"
 )
 
 // ForecastTrainOptions configures TrainForecast.
@@ -82,7 +83,7 @@ func TrainForecast(ctx context.Context, tjobs []trace.Job, sjobs []sim.Job, rtDi
 	if err != nil {
 		return nil, err
 	}
-	digest, err := runtimeDigest(rtDir)
+	digest, err := jobruntime.ModelDigest(rtDir)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
+	"github.com/mirage-hpc/mirage/train/jobruntime"
 )
 
 // ErrRuntimeModel means the run-time model a model's
@@ -29,7 +30,7 @@ func ResolveRuntimeModel(dir string) (rtDir, sha string, err error) {
 	if rtDir, err = filepath.Abs(rtDir); err != nil {
 		return "", "", fmt.Errorf("run-time model %s: %w", dir, err)
 	}
-	if sha, err = runtimeDigest(rtDir); err != nil {
+	if sha, err = jobruntime.ModelDigest(rtDir); err != nil {
 		return "", "", err
 	}
 	return rtDir, sha, nil
@@ -59,7 +60,7 @@ func FeatureRunTimes(rtDir, sha string, tjobs []trace.Job, sjobs []sim.Job) (*fe
 // ErrRuntimeModel unless rtDir is a run-time model whose model file has
 // SHA-256 sha.
 func checkRuntimeModel(rtDir, sha string) error {
-	got, err := runtimeDigest(rtDir)
+	got, err := jobruntime.ModelDigest(rtDir)
 	if err != nil {
 		return fmt.Errorf("%w: %w: run-time model %s: %w", ErrPolicy, ErrRuntimeModel, rtDir, err)
 	}

@@ -64,8 +64,7 @@ func NewRunTimes(dir string, tjobs []trace.Job, sjobs []sim.Job, oof bool) (*Run
 		p := rt.pmf[id*nb : (id+1)*nb]
 		copy(p, pmf[i*nb:(i+1)*nb])
 		rt.ok[id] = true
-		lim := sjobs[id].LimitSec
-		rt.MedianSec[id] = min(max(int64(math.Round(jobruntime.Quantile(edges, p, 0.5)*float64(lim))), 1), lim)
+		rt.MedianSec[id] = jobruntime.MedianSec(edges, p, sjobs[id].LimitSec)
 	}
 	return rt, nil
 }

@@ -26,6 +26,13 @@ was trained on (package advise), and print the decision: submit the successor Q 
 or wait, the model's score and the operating point it was trained for, and when to
 ask again (the next 10-minute decision time from P's submission).
 
+A model trained on samples built with --runtime-model (its features end with
+q_est_model_start_minus_p_end_sec) needs that run-time model where its manifest
+says, with the same model file SHA-256 (else exit 2, naming the directory and both
+digests): its median run times of the running and pending jobs, predicted from what
+sacct and squeue show now (sacct then also reads job names, accounts, QOS, CPUs and
+GPUs, tab-separated), plan the scheduler's estimate of Q's start for that column.
+
 --watch decides again at every decision time (or every --interval) until the
 decision is to submit; --submit then runs sbatch on the --successor script (with
 --dependency=afterany:P when --dependency is set; --name sets Q's job name) and
@@ -117,7 +124,8 @@ func runAdvise(ctx context.Context, g *globalOptions, o adviseOptions, r advise.
 	if err != nil {
 		return err
 	}
-	src := &advise.SlurmSource{Runner: r, Partition: o.Partition, Location: o.Location, Clock: now, Logger: g.log()}
+	src := &advise.SlurmSource{Runner: r, Partition: o.Partition, Location: o.Location, Clock: now, Logger: g.log(),
+		RuntimeFields: m.Info().RuntimeModel != ""}
 	a := advise.New(m, src)
 	a.Live.Partition = o.Partition
 	a.Logger = g.log()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -120,5 +121,35 @@ func TestAdvise_WatchStops(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "advise: stopped") || !strings.Contains(out.String(), "WAIT") {
 		t.Fatalf("stdout %q, stderr %q", out.String(), errb.String())
+	}
+}
+
+// TestAdvise_RuntimeModelMissing checks that a model whose features need a
+// run-time model that is gone is refused with exit status 2, naming the
+// run-time model's directory and the digest the model was trained with.
+func TestAdvise_RuntimeModelMissing(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"model.json", "manifest.json"} {
+		b, err := os.ReadFile(filepath.Join(adviseFixture, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "manifest.json" {
+			var m map[string]any
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatal(err)
+			}
+			m["runtime_model"], m["runtime_model_sha256"] = filepath.Join(dir, "rt-gone"), strings.Repeat("ab", 32)
+			if b, err = json.Marshal(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, stderr, code := run(t, "advise", "--model", dir, "--job", "1")
+	if code != 2 || !strings.Contains(stderr, filepath.Join(dir, "rt-gone")) || !strings.Contains(stderr, strings.Repeat("ab", 32)) {
+		t.Fatalf("exit %d, stderr %q; want 2 naming the run-time model and its digest", code, stderr)
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -184,6 +186,41 @@ func TestPredict_Causal(t *testing.T) {
 	}
 	if got := jobruntime.Predict(alt, m)[i]; got != want[i] {
 		t.Errorf("job %d: %+v with the real future, %+v with another", i, want[i], got)
+	}
+}
+
+// TestDistributionOf_Rows checks that DistributionOf gives each chosen
+// job the row Distribution gives it (history from all the jobs), and
+// that MedianSec is the median of that row in seconds within the limit.
+func TestDistributionOf_Rows(t *testing.T) {
+	jobs := synthJobs(800, 11)
+	dir := t.TempDir()
+	o := fastOptions(jobs, 600)
+	o.Approaches = []jobruntime.Approach{jobruntime.ApproachSoftprob}
+	mustTrain(t, jobs, dir, o)
+	m, err := jobruntime.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, allOK := m.Distribution(jobs)
+	rows := []int{799, 3, 700, 3}
+	got, ok := m.DistributionOf(jobs, rows)
+	edges := m.Manifest.Edges
+	nb := len(edges) - 1
+	for k, i := range rows {
+		if !ok[k] || !allOK[i] || !slices.Equal(got[k*nb:(k+1)*nb], all[i*nb:(i+1)*nb]) {
+			t.Errorf("row %d (job %d): %v (ok %v), Distribution's %v (ok %v)", k, i, got[k*nb:(k+1)*nb], ok[k], all[i*nb:(i+1)*nb], allOK[i])
+		}
+		lim := jobs[i].TimelimitSec
+		med := jobruntime.MedianSec(edges, got[k*nb:(k+1)*nb], lim)
+		if want := jobruntime.Quantile(edges, got[k*nb:(k+1)*nb], 0.5) * float64(lim); med < 1 || med > lim || math.Abs(float64(med)-want) > 1 {
+			t.Errorf("job %d: MedianSec %d, want about %v within [1, %d]", i, med, want, lim)
+		}
+	}
+	unlimited := slices.Clone(jobs)
+	unlimited[5].TimelimitSec = trace.NoLimit
+	if p, ok := m.DistributionOf(unlimited, []int{5}); ok[0] || slices.ContainsFunc(p, func(v float32) bool { return v != 0 }) {
+		t.Errorf("job without a limit: ok %v, %v; want false and zeros", ok[0], p)
 	}
 }
 

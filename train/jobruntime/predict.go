@@ -62,24 +62,39 @@ func Predict(jobs []trace.Job, m *Model) []Quantiles {
 // conditioned on elapsed time can draw from it: bins are uniform within,
 // and the last is a point mass at ratio 1.
 func (m *Model) Distribution(jobs []trace.Job) ([]float32, []bool) {
+	rows := make([]int, len(jobs))
+	for i := range rows {
+		rows[i] = i
+	}
+	return m.DistributionOf(jobs, rows)
+}
+
+// DistributionOf is Distribution for the jobs jobs[rows[k]] only: row k
+// of the result (len(rows) x bins) and ok[k] are job rows[k]'s, the same
+// values Distribution gives it. The history features still come from all
+// of jobs, so pass the trace up to the present (a live queue: the jobs of
+// the accounting history and the queue) and predict only the jobs needed.
+func (m *Model) DistributionOf(jobs []trace.Job, rows []int) ([]float32, []bool) {
 	h := BuildHistory(jobs, m.Manifest.History)
 	b := newBase(jobs, h, m.loc)
-	rows := make([]int, 0, len(jobs))
-	ok := make([]bool, len(jobs))
-	for i := range jobs {
+	pred := make([]int, 0, len(rows)) // the predictable jobs' indices in jobs
+	at := make([]int, 0, len(rows))   // and in rows
+	ok := make([]bool, len(rows))
+	for k, i := range rows {
 		j := &jobs[i]
 		if !j.Submit.IsZero() && j.TimelimitSec != trace.NoLimit && j.TimelimitSec > 0 {
-			rows = append(rows, i)
-			ok[i] = true
+			pred = append(pred, i)
+			at = append(at, k)
+			ok[k] = true
 		}
 	}
-	x := b.matrix(jobs, rows, m.Encoding)
+	x := b.matrix(jobs, pred, m.Encoding)
 	nb := len(m.Manifest.Edges) - 1
-	out := make([]float32, len(jobs)*nb)
+	out := make([]float32, len(rows)*nb)
 	row := make([]float32, len(x.Cols))
 	cdf := make([]float64, len(m.heads))
-	for r, i := range rows {
-		m.predictRow(out[i*nb:(i+1)*nb], x, r, row, cdf)
+	for r, k := range at {
+		m.predictRow(out[k*nb:(k+1)*nb], x, r, row, cdf)
 	}
 	return out, ok
 }
