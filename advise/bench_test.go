@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mirage-hpc/mirage/advise"
+	"github.com/mirage-hpc/mirage/train/jobruntime"
 )
 
 // benchSlurm serves a large live cluster: squeue --json of `jobs` jobs
@@ -100,6 +101,38 @@ func BenchmarkDecide_10kQueue(b *testing.B) {
 	}
 	s := newBenchSlurm(b, 10000, 20000, 2000)
 	src := &advise.SlurmSource{Runner: s, Location: time.UTC, Clock: func() time.Time { return time.Unix(benchNow, 0) }}
+	a := advise.New(m, src)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(s.squeue) + len(s.sacct)))
+	b.ResetTimer()
+	for range b.N {
+		d, err := a.Decide(context.Background(), "100000")
+		if err != nil || d.Reason != "model" {
+			b.Fatalf("%+v %v", d.Reason, err)
+		}
+	}
+}
+
+// BenchmarkDecide_10kQueueRuntimeModel is BenchmarkDecide_10kQueue with a
+// model whose features take the run-time model's column
+// (features.ModelEstimateName): each decision also predicts the median
+// run time of every running and pending job (10,000) from the queue and
+// the 24 h of sacct history, and plans the scheduler's estimate with them.
+// The run-time model is a small one trained in the setup (15 rounds of
+// depth 3, softprob over its ratio bins).
+func BenchmarkDecide_10kQueueRuntimeModel(b *testing.B) {
+	rt := advise.MustRuntimeModel(b)
+	sha, err := jobruntime.ModelDigest(rt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := advise.Open(advise.RuntimeModelFixture(b, rt, sha, true))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := newBenchSlurm(b, 10000, 20000, 2000)
+	src := &advise.SlurmSource{Runner: s, Location: time.UTC, Clock: func() time.Time { return time.Unix(benchNow, 0) },
+		RuntimeFields: true}
 	a := advise.New(m, src)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(s.squeue) + len(s.sacct)))

@@ -58,8 +58,19 @@ func FuzzParseSqueueFormat(f *testing.F) {
 func FuzzParseSacct(f *testing.F) {
 	addSeeds(f, "testdata/sacct-p2-22.05.8.txt")
 	f.Add([]byte("JobID|State|Submit|Start|End\n1|RUNNING|2026-01-01T00:00:00|2026-01-01T00:00:01|Unknown\n"))
+	// SacctRuntimeArgs' layout: tab-separated, with the run-time model's fields.
+	f.Add([]byte("JobID\tJobIDRaw\tUser\tPartition\tState\tSubmit\tEligible\tStart\tEnd\tTimelimit\tNNodes\tJobName\tAccount\tQOS\tNCPUS\tAllocTRES\tReqTRES\n" +
+		"7\t7\tu\tgpu\tRUNNING\t2026-01-01T00:00:00\t2026-01-01T00:00:00\t2026-01-01T00:00:05\tUnknown\t1-00:00:00\t2\ta|b\tacct\tnormal\t256\tbilling=256,cpu=256,gres/gpu=8,node=2\tcpu=256,gres/gpu=8\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _, _ = ParseSacct(context.Background(), bytes.NewReader(b), time.UTC)
+		jobs, _, err := ParseSacct(context.Background(), bytes.NewReader(b), time.UTC)
+		if err != nil {
+			return
+		}
+		for _, j := range jobs {
+			if j.CPUs < 0 || j.GPUs < 0 || j.Nodes < 0 {
+				t.Fatalf("job %s: %d CPUs, %d GPUs, %d nodes", j.ID, j.CPUs, j.GPUs, j.Nodes)
+			}
+		}
 	})
 }
 

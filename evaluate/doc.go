@@ -49,7 +49,7 @@
 // future trace arrivals and unannounced capacity steps dropped; every
 // running, pending and held job's run time drawn from the model given
 // the time it has already run; P to its limit; optionally arrivals
-// resampled from the trace's last days) and submits when it reaches τ,
+// resampled from the last days the window holds) and submits when it reaches τ,
 // deciding on the decision grid's labelled times only. TrainForecast
 // chooses τ and the runtime estimate's margin on training windows
 // (train --model forecast, DIR/forecast.json).

@@ -53,9 +53,10 @@ type Forecaster struct {
 	// ResampleDays, when > 0, adds arrivals to every rollout: the trace
 	// jobs submitted during the rollout's horizon o days earlier, shifted
 	// o days ahead, with o drawn per rollout from the whole days in
-	// [ceil(horizon), ResampleDays] (all submitted before the decision:
-	// known live), each with a run time drawn from the model. Without, a
-	// rollout knows no future arrival.
+	// [ceil(horizon), ResampleDays] that the simulation holds every
+	// submission of (DecisionContext.WindowStart on; all submitted before
+	// the decision: known live), each with a run time drawn from the
+	// model. Without, a rollout knows no future arrival.
 	ResampleDays int
 	// Correlation is ρ in [0, 1] of a Gaussian copula between the draws of
 	// one rollout: job j's uniform is Φ(√ρ·z + √(1−ρ)·z_j), z shared by
@@ -112,7 +113,7 @@ func (f *Forecaster) ProbLate(ctx context.Context, c *DecisionContext) (float64,
 		r := s.Rollout(nil, over)
 		q := c.Q
 		q.Submit = now
-		add := append(f.resample(r, rt, rng, now, pEnd), q)
+		add := append(f.resample(r, rt, rng, now, pEnd, c.WindowStart), q)
 		first, err := r.SubmitBatch(add)
 		if err != nil {
 			return 0, err
@@ -132,18 +133,27 @@ func (f *Forecaster) ProbLate(ctx context.Context, c *DecisionContext) (float64,
 // resample returns ResampleDays' arrivals for rollout r (see
 // Forecaster.ResampleDays) over the horizon [now, pEnd + 1 day), their
 // run times drawn from rt: the run-time predictions indexed by r's job
-// IDs (DecisionContext.runTimes), not the trace's.
-func (f *Forecaster) resample(r *sim.Sim, rt *RunTimes, rng *rand.Rand, now, pEnd int64) []sim.Job {
+// IDs (DecisionContext.runTimes), not the trace's. The arrivals of a
+// whole number of days o ago are replayed o days later, o drawn among the
+// offsets whose source interval [now - o, now - o + horizon) lies in
+// [windowStart, now), where r holds every submission (windowStart 0: r
+// holds the whole trace); none when no offset does. (Offsets reaching
+// before the window's start would replay a nearly empty interval: the
+// forecast would see a quiet future.)
+func (f *Forecaster) resample(r *sim.Sim, rt *RunTimes, rng *rand.Rand, now, pEnd, windowStart int64) []sim.Job {
 	if f.ResampleDays <= 0 {
 		return nil
 	}
 	const day = 86400
 	horizon := max(pEnd-now, 0) + day
-	lo := int((horizon + day - 1) / day)
-	if lo > f.ResampleDays {
+	lo, hi := int((horizon+day-1)/day), f.ResampleDays
+	if windowStart > 0 {
+		hi = min(hi, int(max(now-windowStart, 0)/day))
+	}
+	if lo > hi {
 		return nil
 	}
-	o := int64(lo+rng.IntN(f.ResampleDays-lo+1)) * day
+	o := int64(lo+rng.IntN(hi-lo+1)) * day
 	n := min(len(rt.ok), r.NumJobs()) // the trace jobs, by Submit
 	from, to := now-o, now-o+horizon
 	var add []sim.Job

@@ -44,7 +44,7 @@ func (f *Forecaster) MedianStart(ctx context.Context, s *sim.Sim, id sim.JobID) 
 		r := s.Rollout(nil, over)
 		q := j
 		q.Submit, q.After, q.Cancel = now, sim.NoJob, 0
-		add := append(f.resample(r, f.RT, rng, now, now), q) // s holds the trace's jobs under their own IDs
+		add := append(f.resample(r, f.RT, rng, now, now, 0), q) // s holds the trace's jobs under their own IDs
 		first, err := r.SubmitBatch(add)
 		if err != nil {
 			return 0, false, err

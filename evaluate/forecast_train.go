@@ -176,7 +176,8 @@ func forecastWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, f
 		st, started := s.Started(pid)
 		q := tl.Q()
 		q.Submit = t
-		dc := &DecisionContext{Now: t, Sim: s, P: p, PID: pid, Q: q, PStarted: started, PStart: st, JobIndex: tl.JobIndex(), local: local}
+		dc := &DecisionContext{Now: t, Sim: s, P: p, PID: pid, Q: q, PStarted: started, PStart: st, WindowStart: tl.Start(),
+			JobIndex: tl.JobIndex(), local: local}
 		prob := 1.0
 		if pmax < 1 {
 			if prob, err = fc.ProbLate(ctx, dc); err != nil {

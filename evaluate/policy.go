@@ -32,6 +32,11 @@ type DecisionContext struct {
 	PStart   int64
 	// RecentMeanWaitSec is the mean wait of the last 100 started jobs.
 	RecentMeanWaitSec float64
+	// WindowStart is when the window Sim replays starts (Unix seconds;
+	// features.Timeline.Start): Sim holds every job submitted from then
+	// on, so the forecast resamples arrivals only from [WindowStart, Now).
+	// 0: Sim holds the whole trace.
+	WindowStart int64
 	// JobIndex maps Sim's job IDs to the indices of the jobs run-time
 	// predictions (RunTimes) are made for (features.Timeline.JobIndex);
 	// nil means the identity (Sim holds those jobs under their indices).

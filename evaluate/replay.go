@@ -179,7 +179,7 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 		q := tl.Q()
 		q.Submit = t
 		dc := &DecisionContext{Now: t, Sim: s, P: p, PID: pid, Q: q, PStarted: started, PStart: st,
-			RecentMeanWaitSec: mean, JobIndex: tl.JobIndex(), local: local,
+			RecentMeanWaitSec: mean, WindowStart: tl.Start(), JobIndex: tl.JobIndex(), local: local,
 			compute: func(dst []float64) error { return tl.Features(ctx, dst) }}
 		for i, pol := range policies {
 			if chosen[i] >= 0 || i == oracle || i == oracleCost {

@@ -13,7 +13,8 @@ import (
 // exists on it, and the features at its clock are those Build computes
 // at a probe. It is not safe for concurrent use.
 type Timeline struct {
-	wr *windowRun
+	wr    *windowRun
+	start int64 // the window's start, Unix seconds
 }
 
 // Normalise fills opts' defaults (as Build does) and validates it,
@@ -42,8 +43,13 @@ func NewTimeline(ctx context.Context, jobs []sim.Job, opts *Options, w, nodes in
 	if err != nil {
 		return nil, err
 	}
-	return &Timeline{wr: wr}, nil
+	return &Timeline{wr: wr, start: start}, nil
 }
+
+// Start returns the window's start (Unix seconds): the simulation holds
+// every job submitted from then on, and before it only those still
+// running or pending then (warm) or none (cold).
+func (t *Timeline) Start() int64 { return t.start }
 
 // Sim returns the main timeline's simulation; callers must only read it
 // (Snapshot, EstimatedStart, Started) or Clone it.

@@ -87,7 +87,7 @@ DIR/calibration.png.
 	f.String("runtime-model", "", "forecast: run-time model directory (train --model runtime)")
 	f.Int("stride", d.Stride, "forecast: replay every Nth training window")
 	f.Int("rollouts", d.Rollouts, "forecast: rollouts per decision (K)")
-	f.Int("resample-days", d.ResampleDays, "forecast: add arrivals resampled from the trace's last N days to every rollout (0 = none)")
+	f.Int("resample-days", d.ResampleDays, "forecast: add arrivals resampled from the last N days (of those the window holds) to every rollout (0 = none)")
 	f.Float64("correlation", d.Correlation, "forecast: correlation of the run-time draws within a rollout (Gaussian copula; 0 = independent)")
 	f.Int("workers", 0, "forecast: windows replayed at once (0 = GOMAXPROCS); the output does not depend on it")
 	f.String("samples", "", "samples file (Parquet, from mirage features build); required")

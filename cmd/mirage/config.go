@@ -319,7 +319,7 @@ func defaultConfig() Config {
 		Sim:      SimConfig{Profile: "default", TZ: "UTC", CapacityBucket: 24 * time.Hour, BfMaxJobTest: -1, BfMaxJobUser: -1, Progress: "auto"},
 		Features: FeaturesConfig{Protocol: "mirage-ls6", Period: "train", Progress: "auto"},
 		Train: TrainConfig{Model: "forest", CV: 5, Seed: 1, Device: "cpu", Target: "r", OverlapBudget: time.Hour,
-			Stride: 1, Rollouts: evaluate.DefaultRollouts, ResampleDays: 7, Correlation: evaluate.DefaultCorrelation},
+			Stride: 1, Rollouts: evaluate.DefaultRollouts, ResampleDays: 0, Correlation: evaluate.DefaultCorrelation},
 		Evaluate: EvaluateConfig{Protocol: "mirage-ls6-val", Period: "validation", Policy: "reactive,immediate,avg,slurm-estimate,oracle,oracle-cost", Lambda: 0.5,
 			Decision: 10 * time.Minute, Progress: "auto"},
 		Synth: SynthConfig{
