@@ -99,8 +99,15 @@ func BenchmarkDecide_10kQueue(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchDecide(b, m, false)
+}
+
+// benchDecide times m's decisions on newBenchSlurm's 10,000-job queue;
+// runtimeFields asks sacct for the run-time model's fields.
+func benchDecide(b *testing.B, m advise.Model, runtimeFields bool) {
 	s := newBenchSlurm(b, 10000, 20000, 2000)
-	src := &advise.SlurmSource{Runner: s, Location: time.UTC, Clock: func() time.Time { return time.Unix(benchNow, 0) }}
+	src := &advise.SlurmSource{Runner: s, Location: time.UTC, Clock: func() time.Time { return time.Unix(benchNow, 0) },
+		RuntimeFields: runtimeFields}
 	a := advise.New(m, src)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(s.squeue) + len(s.sacct)))
@@ -130,17 +137,5 @@ func BenchmarkDecide_10kQueueRuntimeModel(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := newBenchSlurm(b, 10000, 20000, 2000)
-	src := &advise.SlurmSource{Runner: s, Location: time.UTC, Clock: func() time.Time { return time.Unix(benchNow, 0) },
-		RuntimeFields: true}
-	a := advise.New(m, src)
-	b.ReportAllocs()
-	b.SetBytes(int64(len(s.squeue) + len(s.sacct)))
-	b.ResetTimer()
-	for range b.N {
-		d, err := a.Decide(context.Background(), "100000")
-		if err != nil || d.Reason != "model" {
-			b.Fatalf("%+v %v", d.Reason, err)
-		}
-	}
+	benchDecide(b, m, true)
 }

@@ -18,31 +18,11 @@ import (
 // trace (evaluate.BindTrace), run as shards and merged writes the
 // metrics.json and windows.csv one whole run writes.
 func TestRun_ShardsRuntimeEstimate(t *testing.T) {
-	if !xgboost.Available {
-		t.Skip("skipping: libxgboost not linked (the run-time model is XGBoost)")
-	}
-	dir := t.TempDir()
-	tr := smallTrace(t, dir)
-	s := smallStudy(3)
-	s.Models = nil // no training stages: evaluate reads only the trace
-	rt := smallRuntimeModel(t, s, tr, filepath.Join(dir, "rt"))
-	s.Policies = []string{"reactive", "runtime-estimate:" + rt}
-
-	ctx := context.Background()
+	s, tr, dir, _ := runtimeEstimateStudy(t, 3)
 	step := func(out string, shards, shard int, merge bool) pipelines.StageResult {
 		t.Helper()
-		res, err := pipelines.Run(ctx, s, pipelines.RunOptions{Trace: tr, Out: out, Version: "test", Workers: 2,
-			Only: "evaluate", Shards: shards, Shard: shard, Merge: merge})
-		if err != nil {
-			t.Fatalf("evaluate shard %d of %d merge %v: %v", shard, shards, merge, err)
-		}
-		for _, r := range res {
-			if r.Name == "evaluate" {
-				return r
-			}
-		}
-		t.Fatalf("evaluate shard %d of %d merge %v: no evaluate stage in %v", shard, shards, merge, res)
-		return pipelines.StageResult{}
+		return evaluateStage(t, s, pipelines.RunOptions{Trace: tr, Out: out, Version: "test", Workers: 2,
+			Shards: shards, Shard: shard, Merge: merge})
 	}
 	whole := step(filepath.Join(dir, "whole"), 0, 0, false)
 	const n = 2
@@ -70,30 +50,11 @@ func TestRun_ShardsRuntimeEstimate(t *testing.T) {
 // run-time model changes in place, evaluate is no longer a cache hit, and
 // its key differs.
 func TestRun_PolicyDirKeyed(t *testing.T) {
-	if !xgboost.Available {
-		t.Skip("skipping: libxgboost not linked (the run-time model is XGBoost)")
-	}
-	dir := t.TempDir()
-	tr := smallTrace(t, dir)
-	s := smallStudy(1)
-	s.Models = nil
-	rt := smallRuntimeModel(t, s, tr, filepath.Join(dir, "rt"))
-	s.Policies = []string{"reactive", "runtime-estimate:" + rt}
+	s, tr, dir, rt := runtimeEstimateStudy(t, 1)
 	out := filepath.Join(dir, "out")
 	evaluate := func(dry bool) pipelines.StageResult {
 		t.Helper()
-		res, err := pipelines.Run(context.Background(), s, pipelines.RunOptions{Trace: tr, Out: out, Version: "test", Workers: 2,
-			Only: "evaluate", DryRun: dry})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range res {
-			if r.Name == "evaluate" {
-				return r
-			}
-		}
-		t.Fatalf("no evaluate stage in %v", res)
-		return pipelines.StageResult{}
+		return evaluateStage(t, s, pipelines.RunOptions{Trace: tr, Out: out, Version: "test", Workers: 2, DryRun: dry})
 	}
 	first := evaluate(false)
 	if again := evaluate(true); !again.Cached || again.Key != first.Key {
@@ -107,6 +68,42 @@ func TestRun_PolicyDirKeyed(t *testing.T) {
 	if changed := evaluate(true); changed.Cached || changed.Key == first.Key {
 		t.Errorf("a file of the policy's model changed: cached %v, key %s (was %s), want a new key", changed.Cached, changed.Key, first.Key)
 	}
+}
+
+// runtimeEstimateStudy is smallStudy(valWindows) without models (so
+// evaluate reads only the trace) and with the policies reactive and
+// runtime-estimate:RT, RT a small run-time model trained on smallTrace in
+// dir. It skips without libxgboost.
+func runtimeEstimateStudy(t *testing.T, valWindows int) (s *pipelines.Study, tr, dir, rt string) {
+	t.Helper()
+	if !xgboost.Available {
+		t.Skip("skipping: libxgboost not linked (the run-time model is XGBoost)")
+	}
+	dir = t.TempDir()
+	tr = smallTrace(t, dir)
+	s = smallStudy(valWindows)
+	s.Models = nil
+	rt = smallRuntimeModel(t, s, tr, filepath.Join(dir, "rt"))
+	s.Policies = []string{"reactive", "runtime-estimate:" + rt}
+	return s, tr, dir, rt
+}
+
+// evaluateStage runs only s's evaluate stage with o and returns its
+// result.
+func evaluateStage(t *testing.T, s *pipelines.Study, o pipelines.RunOptions) pipelines.StageResult {
+	t.Helper()
+	o.Only = "evaluate"
+	res, err := pipelines.Run(context.Background(), s, o)
+	if err != nil {
+		t.Fatalf("evaluate (shard %d of %d, merge %v, dry run %v): %v", o.Shard, o.Shards, o.Merge, o.DryRun, err)
+	}
+	for _, r := range res {
+		if r.Name == "evaluate" {
+			return r
+		}
+	}
+	t.Fatalf("no evaluate stage in %v", res)
+	return pipelines.StageResult{}
 }
 
 // smallRuntimeModel trains a small run-time model (jobruntime.Train) on

@@ -162,14 +162,7 @@ func copyDir(tb testing.TB, from, to string) {
 // jobs that end after a job's submission does not change its prediction.
 func TestPredict_Causal(t *testing.T) {
 	jobs := synthJobs(800, 11)
-	dir := t.TempDir()
-	o := fastOptions(jobs, 600)
-	o.Approaches = []jobruntime.Approach{jobruntime.ApproachSoftprob}
-	mustTrain(t, jobs, dir, o)
-	m, err := jobruntime.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := softprobModel(t, jobs)
 	want := jobruntime.Predict(jobs, m)
 	i := 700
 	alt := append([]trace.Job(nil), jobs...)
@@ -194,14 +187,7 @@ func TestPredict_Causal(t *testing.T) {
 // that MedianSec is the median of that row in seconds within the limit.
 func TestDistributionOf_Rows(t *testing.T) {
 	jobs := synthJobs(800, 11)
-	dir := t.TempDir()
-	o := fastOptions(jobs, 600)
-	o.Approaches = []jobruntime.Approach{jobruntime.ApproachSoftprob}
-	mustTrain(t, jobs, dir, o)
-	m, err := jobruntime.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := softprobModel(t, jobs)
 	all, allOK := m.Distribution(jobs)
 	rows := []int{799, 3, 700, 3}
 	got, ok := m.DistributionOf(jobs, rows)
@@ -279,4 +265,19 @@ func BenchmarkPredict(b *testing.B) {
 		jobruntime.Predict(jobs, m)
 	}
 	b.ReportMetric(float64(len(jobs)*b.N)/b.Elapsed().Seconds(), "jobs/s")
+}
+
+// softprobModel trains a fast softprob run-time model on jobs (the first
+// 600 for training) and opens it.
+func softprobModel(t *testing.T, jobs []trace.Job) *jobruntime.Model {
+	t.Helper()
+	dir := t.TempDir()
+	o := fastOptions(jobs, 600)
+	o.Approaches = []jobruntime.Approach{jobruntime.ApproachSoftprob}
+	mustTrain(t, jobs, dir, o)
+	m, err := jobruntime.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
