@@ -100,7 +100,7 @@ lint:
 ## check-parquet: read the LS6 trace and training samples with DuckDB (an
 ## independent reader; needs ../shared and npm), then the output of every
 ## accepted input of the malformed-input corpus (ingest/testdata/bad), every
-## column of every row. scripts/duckdb.sh installs DuckDB's Node.js package
+## column of every row, and both kinds of pipeline shard files. scripts/duckdb.sh installs DuckDB's Node.js package
 ## (@duckdb/node-api) once with npm into ~/.cache/mirage-duckdb.
 check-parquet: build
 	@mkdir -p $(OUT)
@@ -113,6 +113,7 @@ check-parquet: build
 	scripts/duckdb.sh "SELECT 1 AS duckdb_ready" >/dev/null
 	MIRAGE_DUCKDB_REQUIRED=1 $(GO) test -count=1 -run '^TestIngest_BadCorpus$$' -v ./cmd/mirage >$(OUT)/bad-corpus.log 2>&1 || { tail -50 $(OUT)/bad-corpus.log; exit 1; }
 	@grep 'DuckDB read the' $(OUT)/bad-corpus.log
+	MIRAGE_DUCKDB_REQUIRED=1 $(GO) test -count=1 -run '^TestShardFile_DuckDB$$' ./pipelines
 
 ## check-report: open the `make run` report in headless Chromium (Debian
 ## chromium, installed with apt-get when missing), write PNG screenshots of

@@ -1,14 +1,12 @@
 package pipelines
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/internal/testenv"
 )
 
 // nans are NaN bit patterns: Go's math.NaN, the amd64 default NaN
@@ -233,21 +232,7 @@ func TestShardFile_Bad(t *testing.T) {
 // tests); with MIRAGE_DUCKDB_REQUIRED=1 a missing DuckDB fails the test
 // instead of skipping it.
 func TestShardFile_DuckDB(t *testing.T) {
-	skip := t.Skipf
-	if os.Getenv("MIRAGE_DUCKDB_REQUIRED") == "1" {
-		skip = t.Fatalf
-	}
-	cache := os.Getenv("MIRAGE_DUCKDB_DIR")
-	if cache == "" {
-		d, err := os.UserCacheDir()
-		if err != nil {
-			skip("DuckDB check skipped: no cache directory")
-		}
-		cache = filepath.Join(d, "mirage-duckdb")
-	}
-	if _, err := os.Stat(filepath.Join(cache, "node_modules", "@duckdb", "node-api")); err != nil {
-		skip("DuckDB check skipped: run scripts/duckdb.sh once to install it (%v)", err)
-	}
+	testenv.DuckDB(t) // skips (or fails) before the work without DuckDB
 	dir := t.TempDir()
 	samples, rows := samplesShardPath(dir, 0), rowsShardPath(dir, 0)
 	if err := writeSamplesShard(samples, testSamples(), features.FileMeta{}); err != nil {
@@ -263,17 +248,7 @@ func TestShardFile_DuckDB(t *testing.T) {
 		fmt.Sprintf(`SELECT count(*)::INTEGER AS n, length(string_agg(CAST(t AS VARCHAR), '|'))::INTEGER AS chars,
 			max(q_start)::VARCHAR AS q_start, min(r_sec)::VARCHAR AS r_sec, string_agg(policy, ',' ORDER BY window_id) AS policies FROM '%s' t`, rows),
 	}
-	cmd := exec.Command("../scripts/duckdb.sh", queries...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("DuckDB: %v\n%s", err, stderr.String())
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("DuckDB answered %d queries of 2:\n%s", len(lines), out)
-	}
+	lines := testenv.DuckDB(t, queries...)
 	var s []struct {
 		N, Nans, Windows int
 		Weight           float64

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mirage-hpc/mirage/ingest"
+	"github.com/mirage-hpc/mirage/internal/testenv"
 	"github.com/mirage-hpc/mirage/trace"
 )
 
@@ -209,21 +209,7 @@ func checkBadCounts(t *testing.T, tt badCase, stdout string) {
 // fails the test instead of skipping the check.
 func checkDuckDB(t *testing.T, paths []string, jobs []int64) {
 	t.Helper()
-	skip := t.Skipf
-	if os.Getenv("MIRAGE_DUCKDB_REQUIRED") == "1" {
-		skip = t.Fatalf
-	}
-	cache := os.Getenv("MIRAGE_DUCKDB_DIR")
-	if cache == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			skip("DuckDB check skipped: no cache directory")
-		}
-		cache = filepath.Join(dir, "mirage-duckdb")
-	}
-	if _, err := os.Stat(filepath.Join(cache, "node_modules", "@duckdb", "node-api")); err != nil {
-		skip("DuckDB check skipped: run scripts/duckdb.sh once to install it (%v)", err)
-	}
+	testenv.DuckDB(t) // skips (or fails) without DuckDB
 	if len(paths) == 0 {
 		return
 	}
@@ -231,18 +217,7 @@ func checkDuckDB(t *testing.T, paths []string, jobs []int64) {
 	for _, p := range paths {
 		queries = append(queries, fmt.Sprintf("SELECT count(*)::INTEGER AS n, length(string_agg(CAST(t AS VARCHAR), '|'))::INTEGER AS chars FROM '%s' t", p))
 	}
-	cmd := exec.Command("../../scripts/duckdb.sh", queries...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("DuckDB: %v\n%s", err, stderr.String())
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != len(paths) {
-		t.Fatalf("DuckDB answered %d queries of %d:\n%s", len(lines), len(paths), out)
-	}
-	for i, line := range lines {
+	for i, line := range testenv.DuckDB(t, queries...) {
 		var rows []struct{ N int64 }
 		if err := json.Unmarshal([]byte(line), &rows); err != nil || len(rows) != 1 || rows[0].N != jobs[i] {
 			t.Errorf("DuckDB on %s: %s (%v), want %d rows", filepath.Base(paths[i]), line, err, jobs[i])
