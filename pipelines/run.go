@@ -109,7 +109,8 @@ type stage struct {
 
 // Run runs the study's stages in order, each only when its key has no
 // finished directory (or it is in Force): the ingest of trace.inputs or
-// trace.synth (without o.Trace), features of the training period, each
+// trace.synth (without o.Trace), features of the training period (with
+// features.runtime_model, its run-time column: every features stage), each
 // model of study.models (forest and xgboost with a target, estimate,
 // estimate-rt trained on those features; dqn in the simulator on the
 // period's windows), with study.predictions the validation period's
@@ -166,6 +167,10 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 		if dirInputs, err = policyInputs(s.Policies); err != nil {
 			return nil, err
 		}
+	}
+	rt, err := s.resolveRuntimeModel() // checked before any work
+	if err != nil {
+		return nil, err
 	}
 	trainP, valP, err := s.Protocols()
 	if err != nil {
@@ -224,7 +229,7 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 		analysis = &res
 	}
 
-	feats, err := do(featuresStage("features-train", trainP, traceKey, o), ingested...)
+	feats, err := do(featuresStage("features-train", trainP, traceKey, rt, o), ingested...)
 	if err != nil {
 		return results, err
 	}
@@ -245,7 +250,7 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 	for i, m := range s.Models {
 		models = append(models, modelPolicy(m, filepath.Join(trained[i].Dir, modelName(m))))
 	}
-	predictions, predicted, err := predictStages(ctx, ex, env, o, valP, traceKey, ingested, trained, &results)
+	predictions, predicted, err := predictStages(ctx, ex, env, o, valP, traceKey, rt, ingested, trained, &results)
 	if err != nil {
 		return results, err
 	}
@@ -322,13 +327,13 @@ func modelStage(s *Study, m ModelSpec, trainP features.Protocol, feats StageResu
 // a predict-NAME stage of each such model on them, appending their
 // results to *results. It returns the predictions files and the predict
 // stages' results.
-func predictStages(ctx context.Context, ex Executor, env *runEnv, o RunOptions, valP features.Protocol, traceKey string,
+func predictStages(ctx context.Context, ex Executor, env *runEnv, o RunOptions, valP features.Protocol, traceKey string, rt *runtimeModel,
 	ingested, trained []StageResult, results *[]StageResult) (files []string, predicted []StageResult, err error) {
 	s := env.study
 	if !s.Predictions || !slices.ContainsFunc(s.Models, predictsR) {
 		return nil, nil, nil
 	}
-	vf, err := ex.run(ctx, env, []stage{featuresStage("features-validation", valP, traceKey, o)}, ingested)
+	vf, err := ex.run(ctx, env, []stage{featuresStage("features-validation", valP, traceKey, rt, o)}, ingested)
 	*results = append(*results, vf...)
 	if err != nil {
 		return nil, nil, err
@@ -357,16 +362,22 @@ func predictStages(ctx context.Context, ex Executor, env *runEnv, o RunOptions, 
 }
 
 // featuresStage is a features stage (features-train, features-validation)
-// of protocol p: its labelled samples, sharded over windows on Slurm.
-func featuresStage(name string, p features.Protocol, traceKey string, o RunOptions) stage {
-	return stage{name: name, config: p, inputs: []string{traceKey},
-		run:     func(ctx context.Context, dir string) error { return buildFeatures(ctx, o, p, traceKey, dir) },
+// of protocol p: its labelled samples, with the run-time column of rt
+// when not nil (which it then reads: an input), sharded over windows on
+// Slurm.
+func featuresStage(name string, p features.Protocol, traceKey string, rt *runtimeModel, o RunOptions) stage {
+	inputs := []string{traceKey}
+	if rt != nil { // keys of studies without one stay as they were
+		inputs = append(inputs, rt.input())
+	}
+	return stage{name: name, config: p, inputs: inputs,
+		run:     func(ctx context.Context, dir string) error { return buildFeatures(ctx, o, p, rt, traceKey, dir) },
 		windows: p.Windows,
 		shard: func(ctx context.Context, i, n int, dir string) error {
-			return featureShard(ctx, o, p, i, n, dir)
+			return featureShard(ctx, o, p, rt, i, n, dir)
 		},
 		merge: func(ctx context.Context, shards []string, dir string) error {
-			return mergeFeatures(ctx, o, p, traceKey, shards, dir)
+			return mergeFeatures(ctx, o, p, rt, traceKey, shards, dir)
 		}}
 }
 
@@ -602,12 +613,10 @@ func writeSynth(s *Study, loc *time.Location, path string) error {
 	})
 }
 
-func buildFeatures(ctx context.Context, o RunOptions, p features.Protocol, traceKey, dir string) error {
-	tjobs, err := trace.ReadAll(o.Trace)
-	if err != nil {
-		return err
-	}
-	jobs, opts, err := p.Prepare(tjobs)
+// buildFeatures writes dir/samples.parquet: the samples of p, with the
+// run-time column of rt when not nil.
+func buildFeatures(ctx context.Context, o RunOptions, p features.Protocol, rt *runtimeModel, traceKey, dir string) error {
+	jobs, opts, err := prepareFeatures(o, p, rt)
 	if err != nil {
 		return err
 	}
@@ -616,8 +625,7 @@ func buildFeatures(ctx context.Context, o RunOptions, p features.Protocol, trace
 	if err != nil {
 		return err
 	}
-	return features.WriteParquet(filepath.Join(dir, "samples.parquet"), &samples,
-		features.FileMeta{Protocol: p.Name, TraceDigest: traceKey, SimConfig: opts.Config, Options: p})
+	return features.WriteParquet(filepath.Join(dir, "samples.parquet"), &samples, rt.meta(p, traceKey, opts.Config))
 }
 
 // defaultCVFolds is the number of time-blocked CV folds the model

@@ -116,16 +116,19 @@ func prepare(o RunOptions, p features.Protocol) ([]sim.Job, features.Options, er
 	return p.Prepare(tjobs)
 }
 
-// featureShard builds shard i of n of p's samples into dir: one
-// samples-C.parquet per chain size, window ids of the whole period.
-func featureShard(ctx context.Context, o RunOptions, p features.Protocol, i, n int, dir string) error {
-	jobs, fo, err := prepare(o, p)
+// featureShard builds shard i of n of p's samples (with the run-time
+// column of rt when not nil) into dir: one samples-C.parquet per chain
+// size, window ids of the whole period. The run-time predictions are of
+// every job of the trace, as in the whole stage, so the shards' columns
+// are its rows'.
+func featureShard(ctx context.Context, o RunOptions, p features.Protocol, rt *runtimeModel, i, n int, dir string) error {
+	jobs, fo, err := prepareFeatures(o, p, rt)
 	if err != nil {
 		return err
 	}
 	fo.Workers, fo.Logger = o.Workers, o.Logger
 	a, b := shardWindows(fo.Windows, i, n)
-	meta := features.FileMeta{Protocol: p.Name, SimConfig: fo.Config, Options: p}
+	meta := rt.meta(p, "", fo.Config)
 	for c, nodes := range fo.ChainNodes {
 		s, _, err := features.Build(ctx, jobs, shardOptions(fo, a, b, nodes))
 		if err != nil {
@@ -144,23 +147,25 @@ func featureShard(ctx context.Context, o RunOptions, p features.Protocol, i, n i
 // mergeFeatures writes dir/samples.parquet from the shards' samples: the
 // rows in Build's order and Build's weights (every window and chain size
 // weighs the same in total, the mean weight is 1; the shards' weights
-// are not used).
-func mergeFeatures(ctx context.Context, o RunOptions, p features.Protocol, traceKey string, shards []string, dir string) error {
+// are not used), with the run-time column of rt when not nil (read from
+// the shards, not predicted again).
+func mergeFeatures(ctx context.Context, o RunOptions, p features.Protocol, rt *runtimeModel, traceKey string, shards []string, dir string) error {
 	_, fo, err := prepare(o, p)
 	if err != nil {
 		return err
 	}
+	names := rt.featureNames()
 	parts := make([][]*features.Samples, len(shards))
 	for k, sd := range shards {
 		a, b := shardWindows(fo.Windows, k, len(shards))
 		parts[k] = make([]*features.Samples, len(fo.ChainNodes))
 		for c, nodes := range fo.ChainNodes {
-			if parts[k][c], err = readSamplesShard(ctx, samplesShardPath(sd, c), nodes, a, b); err != nil {
+			if parts[k][c], err = readSamplesShard(ctx, samplesShardPath(sd, c), names, nodes, a, b); err != nil {
 				return err
 			}
 		}
 	}
-	s := features.Samples{Names: features.Names()}
+	s := features.Samples{Names: names}
 	s.Features = make([][]float64, len(s.Names))
 	type unit struct{ chain, window int32 }
 	probes := map[unit]int{}
@@ -189,8 +194,7 @@ func mergeFeatures(ctx context.Context, o RunOptions, p features.Protocol, trace
 	for r, u := range units {
 		s.Weight[r] = float64(n) / float64(all) / float64(probes[u])
 	}
-	return features.WriteParquet(filepath.Join(dir, "samples.parquet"), &s,
-		features.FileMeta{Protocol: p.Name, TraceDigest: traceKey, SimConfig: fo.Config, Options: p})
+	return features.WriteParquet(filepath.Join(dir, "samples.parquet"), &s, rt.meta(p, traceKey, fo.Config))
 }
 
 // evaluateShard replays shard i of n of p's windows into dir: one

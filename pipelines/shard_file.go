@@ -60,12 +60,12 @@ func writeSamplesShard(path string, s *features.Samples, meta features.FileMeta)
 	return nil
 }
 
-// readSamplesShard reads the features shard file path of chain size
-// nodes and windows [a, b). It returns an error naming path for a
-// missing or unreadable file, and one wrapping errShardFile for a file
-// whose feature names, schema version, labels, chain size or window ids
-// are not those.
-func readSamplesShard(ctx context.Context, path string, nodes, a, b int) (*features.Samples, error) {
+// readSamplesShard reads the features shard file path of feature columns
+// names, chain size nodes and windows [a, b). It returns an error naming
+// path for a missing or unreadable file, and one wrapping errShardFile
+// for a file whose feature names, schema version, labels, chain size or
+// window ids are not those.
+func readSamplesShard(ctx context.Context, path string, names []string, nodes, a, b int) (*features.Samples, error) {
 	s, meta, err := train.ReadSamples(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("read shard: %w", err)
@@ -76,8 +76,8 @@ func readSamplesShard(ctx context.Context, path string, nodes, a, b int) (*featu
 	switch {
 	case meta.SchemaVersion != features.FeatureSchemaVersion:
 		return nil, bad("feature schema version %d, want %d", meta.SchemaVersion, features.FeatureSchemaVersion)
-	case !slices.Equal(s.Names, features.Names()):
-		return nil, bad("features %v, want %v", s.Names, features.Names())
+	case !slices.Equal(s.Names, names):
+		return nil, bad("features %v, want %v", s.Names, names)
 	case len(s.LabelRSec) != s.Len() || len(s.LabelWaitSec) != s.Len():
 		return nil, bad("no label columns")
 	}

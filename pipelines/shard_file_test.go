@@ -82,7 +82,7 @@ func TestShardFile_SamplesRoundTrip(t *testing.T) {
 	if err := writeSamplesShard(path, want, features.FileMeta{Protocol: "p"}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := readSamplesShard(context.Background(), path, 2, 4, 6)
+	got, err := readSamplesShard(context.Background(), path, features.Names(), 2, 4, 6)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestShardFile_SamplesRoundTrip(t *testing.T) {
 		if err := writeSamplesShard(path, mixed, features.FileMeta{}); err != nil {
 			t.Fatal(err)
 		}
-		got, err := readSamplesShard(context.Background(), path, 2, 4, 6)
+		got, err := readSamplesShard(context.Background(), path, features.Names(), 2, 4, 6)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +162,7 @@ func TestShardFile_Bad(t *testing.T) {
 		t.Fatal(err)
 	}
 	readSamples := func(path string, nodes, a, b int) error {
-		_, err := readSamplesShard(context.Background(), path, nodes, a, b)
+		_, err := readSamplesShard(context.Background(), path, features.Names(), nodes, a, b)
 		return err
 	}
 	readRows := func(path string, nodes, a, b int) error {

@@ -50,8 +50,9 @@ func ExecCommand(ctx context.Context, name string, args ...string) ([]byte, erro
 // Under OUT/slurm/ it writes, per stage: NAME.sh (the batch script),
 // NAME.json (the job: SlurmJob), logs/NAME-JOBID.log (the job's output)
 // and NAME.JOBID.exit (the exit status the job wrote); and the study the
-// jobs read, study-HASH.yaml (trace.inputs made absolute). A sharded
-// stage (slurm.shards > 1: features-train, features-validation, evaluate) is a job array,
+// jobs read, study-HASH.yaml (trace.inputs and features.runtime_model
+// made absolute). A sharded stage (slurm.shards > 1: features-train,
+// features-validation, evaluate) is a job array,
 // NAME-shards.sh with logs/NAME-shards-JOBID_TASK.log, writing
 // OUT/shards/NAME-KEY16/I-of-N/, and then NAME.sh, the job that merges
 // them.
@@ -312,8 +313,9 @@ func sbatchArgs(s *Study, stage, log string, deps []string) []string {
 }
 
 // writeJobStudy writes the study the jobs read into dir as
-// study-HASH.yaml, its trace.inputs made absolute, and returns its path:
-// the jobs read what was submitted even when the study file changes.
+// study-HASH.yaml, its trace.inputs and features.runtime_model made
+// absolute, and returns its path: the jobs read what was submitted even
+// when the study file changes.
 func writeJobStudy(s *Study, dir string) (string, error) {
 	c := *s
 	c.Trace.Inputs = nil
@@ -323,6 +325,15 @@ func writeJobStudy(s *Study, dir string) (string, error) {
 			return "", fmt.Errorf("trace.inputs %s: %w", p, err)
 		}
 		c.Trace.Inputs = append(c.Trace.Inputs, abs)
+	}
+	if p := s.RuntimeModelPath(); p != "" {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return "", fmt.Errorf("features.runtime_model %s: %w", p, err)
+		}
+		f := *s.Features
+		f.RuntimeModel = abs
+		c.Features = &f
 	}
 	b, err := c.Marshal()
 	if err != nil {

@@ -55,6 +55,21 @@ type Study struct {
 	// Slurm is how pipeline run --executor slurm submits the stages; nil
 	// takes the cluster's defaults.
 	Slurm *SlurmSpec `yaml:"slurm,omitempty" mapstructure:"slurm" json:"slurm,omitempty"`
+	// Features adds optional columns to the samples of every features
+	// stage; nil adds none.
+	Features *FeaturesSpec `yaml:"features,omitempty" mapstructure:"features" json:"features,omitempty"`
+}
+
+// FeaturesSpec are the optional feature columns of a study's samples.
+type FeaturesSpec struct {
+	// RuntimeModel is a run-time model (mirage train --model runtime) or
+	// a forecast directory (train --model forecast, for its run-time
+	// model), relative to the study file's directory: every features
+	// stage adds the column features.ModelEstimateName (seconds) computed
+	// with it and records it in the samples' metadata, as features build
+	// --runtime-model does. "" adds no column. pipeline run refuses a
+	// path that is neither before any stage runs.
+	RuntimeModel string `yaml:"runtime_model,omitempty" mapstructure:"runtime_model" json:"runtime_model,omitempty"`
 }
 
 // SlurmSpec is how the Slurm executor submits a study's stages, one
@@ -355,6 +370,19 @@ func (s *Study) InputPaths() []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// RuntimeModelPath returns features.runtime_model, a relative path from
+// the study file's directory, or "" when the study has none.
+func (s *Study) RuntimeModelPath() string {
+	if s.Features == nil || s.Features.RuntimeModel == "" {
+		return ""
+	}
+	p := s.Features.RuntimeModel
+	if !filepath.IsAbs(p) && s.dir != "" {
+		p = filepath.Join(s.dir, p)
+	}
+	return p
 }
 
 // Protocols returns the features protocols of the training and the
