@@ -38,7 +38,8 @@ and record r = Q.start - P.end and Q's wait. Writes Parquet (one row per probe; 
 features/README.md for the columns and metadata).
 
 With --runtime-model DIR (from train --model runtime, or a forecast directory from
-train --model forecast) every row gets one more column, q_est_model_start_minus_p_end_sec:
+train --model forecast; with --study, the study's features.runtime_model when the flag
+is not given) every row gets one more column, q_est_model_start_minus_p_end_sec:
 the scheduler's estimate of Q's start planned with the model's median run times of the
 running and pending jobs, minus P's expected end. Jobs of the model's training period
 get out-of-fold predictions. The model's directory and SHA-256 go into the file's
@@ -73,7 +74,7 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	f.Bool("allow-skip", false, "build even when the jobs wider than the partition (skipped) are more than 1% of the jobs or node-hours (otherwise exit status 2)")
 	f.Int("workers", 0, "windows simulated at once (0 = GOMAXPROCS); the output does not depend on it")
 	f.Uint64("seed", 0, "seed recorded in the output (the generation is deterministic)")
-	f.String("runtime-model", "", "run-time model (train --model runtime) or forecast directory: add the column q_est_model_start_minus_p_end_sec (empty = none)")
+	f.String("runtime-model", "", "run-time model (train --model runtime) or forecast directory: add the column q_est_model_start_minus_p_end_sec (empty = the study's features.runtime_model with --study, else none)")
 	addProgressFlag(f)
 	return cmd
 }
@@ -210,6 +211,13 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 	}
 	opts.Logger = g.log()
 	meta := features.FileMeta{Protocol: p.Name, TraceDigest: traceDigest, Seed: c.Seed, SimConfig: opts.Config, Options: p}
+	if c.RuntimeModel == "" && c.Study != "" { // the study's features.runtime_model
+		st, err := resolveStudy(c.Study)
+		if err != nil {
+			return err
+		}
+		c.RuntimeModel = st.RuntimeModelPath()
+	}
 	if c.RuntimeModel != "" {
 		if opts.RunTimes, err = featureRunTimes(c.RuntimeModel, tjobs, jobs); err != nil {
 			return fmt.Errorf("features build: %w", err)

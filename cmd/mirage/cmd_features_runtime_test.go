@@ -92,6 +92,39 @@ func TestFeaturesBuild_RuntimeModel(t *testing.T) {
 			t.Errorf("metadata names run-time model %q sha256 %q, want the forecast's %q %q", meta.RuntimeModel, meta.RuntimeSHA256, rt, m.Models[0].SHA256)
 		}
 	})
+	t.Run("Study", func(t *testing.T) {
+		// --study reads the study's features.runtime_model (relative to
+		// the study file) when --runtime-model is not given.
+		study := filepath.Join(dir, "s.yaml")
+		y := `name: s
+trace: {zone: America/Chicago}
+cluster: {profile: ls6}
+chains: {nodes: [1]}
+periods:
+  train: {start: "2022-11-01T00:00:00", windows: 3, stride: 4h}
+  validation: {start: "2022-11-20T00:00:00", windows: 1, stride: 4h}
+  warmup: 48h
+  workload: 120h
+  mode: warm
+grid: {probes: "7"}
+features: {runtime_model: rt}
+`
+		if err := os.WriteFile(study, []byte(y), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "study.parquet")
+		if _, stderr, code := run(t, "features", "build", "--trace", tr, "--study", study, "-o", out); code != 0 {
+			t.Fatalf("features build --study: exit %d: %s", code, stderr)
+		}
+		s, meta, err := train.ReadSamples(context.Background(), out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Names[len(s.Names)-1] != features.ModelEstimateName || meta.RuntimeModel != rt || meta.RuntimeSHA256 != m.Models[0].SHA256 {
+			t.Errorf("features build --study: last column %s, run-time model %q %q; want %s, %q %q",
+				s.Names[len(s.Names)-1], meta.RuntimeModel, meta.RuntimeSHA256, features.ModelEstimateName, rt, m.Models[0].SHA256)
+		}
+	})
 	t.Run("ErrNotAModel", func(t *testing.T) {
 		_, stderr, code := run(t, append([]string{"features", "build", "--trace", tr, "--runtime-model", dir, "-o", filepath.Join(dir, "x.parquet")}, protocolArgs...)...)
 		if code != 3 {
