@@ -21,7 +21,7 @@ func TestRun_ShardsRuntimeEstimate(t *testing.T) {
 	s, tr, dir, _ := runtimeEstimateStudy(t, 3)
 	step := func(out string, shards, shard int, merge bool) pipelines.StageResult {
 		t.Helper()
-		return evaluateStage(t, s, pipelines.RunOptions{Trace: tr, Out: out, Version: "test", Workers: 2,
+		return onlyStage(t, s, "evaluate", pipelines.RunOptions{Trace: tr, Out: out, Version: "test", Workers: 2,
 			Shards: shards, Shard: shard, Merge: merge})
 	}
 	whole := step(filepath.Join(dir, "whole"), 0, 0, false)
@@ -54,7 +54,7 @@ func TestRun_PolicyDirKeyed(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	evaluate := func(dry bool) pipelines.StageResult {
 		t.Helper()
-		return evaluateStage(t, s, pipelines.RunOptions{Trace: tr, Out: out, Version: "test", Workers: 2, DryRun: dry})
+		return onlyStage(t, s, "evaluate", pipelines.RunOptions{Trace: tr, Out: out, Version: "test", Workers: 2, DryRun: dry})
 	}
 	first := evaluate(false)
 	if again := evaluate(true); !again.Cached || again.Key != first.Key {
@@ -86,24 +86,6 @@ func runtimeEstimateStudy(t *testing.T, valWindows int) (s *pipelines.Study, tr,
 	rt = smallRuntimeModel(t, s, tr, filepath.Join(dir, "rt"))
 	s.Policies = []string{"reactive", "runtime-estimate:" + rt}
 	return s, tr, dir, rt
-}
-
-// evaluateStage runs only s's evaluate stage with o and returns its
-// result.
-func evaluateStage(t *testing.T, s *pipelines.Study, o pipelines.RunOptions) pipelines.StageResult {
-	t.Helper()
-	o.Only = "evaluate"
-	res, err := pipelines.Run(context.Background(), s, o)
-	if err != nil {
-		t.Fatalf("evaluate (shard %d of %d, merge %v, dry run %v): %v", o.Shard, o.Shards, o.Merge, o.DryRun, err)
-	}
-	for _, r := range res {
-		if r.Name == "evaluate" {
-			return r
-		}
-	}
-	t.Fatalf("no evaluate stage in %v", res)
-	return pipelines.StageResult{}
 }
 
 // smallRuntimeModel trains a small run-time model (jobruntime.Train) on
