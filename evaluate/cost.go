@@ -1,7 +1,9 @@
 package evaluate
 
 import (
+	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -13,12 +15,50 @@ const DefaultLambda = 0.5
 const OracleCostName = "oracle-cost"
 
 // OracleCost marks the cost-optimal hindsight oracle: Replay labels every
-// grid time and keeps the submission of least cost (CostH with
-// Options.Lambda), the earliest on ties. Its Decide is never called.
-type OracleCost struct{}
+// grid time and keeps the submission of least cost (CostH with Lambda, or
+// Options.Lambda when Lambda is nil), the earliest on ties. Its Decide is
+// never called. With Lambda set it is named "oracle-cost@λ=V": a sweep of
+// λ traces the hindsight frontier, the least mean overlap at which any
+// policy deciding on the same grid reaches each interruption reduction
+// (the points of its lower convex hull; SweepLambdas).
+type OracleCost struct {
+	Lambda *float64
+}
 
-func (OracleCost) Name() string                          { return OracleCostName }
+func (o OracleCost) Name() string {
+	if o.Lambda == nil {
+		return OracleCostName
+	}
+	return OracleCostName + "@λ=" + strconv.FormatFloat(*o.Lambda, 'g', -1, 64)
+}
+
 func (OracleCost) Decide(*DecisionContext) (bool, error) { return false, nil }
+
+// lambdaOr returns the oracle's λ: Lambda, or def when it is nil.
+func (o OracleCost) lambdaOr(def float64) float64 {
+	if o.Lambda == nil {
+		return def
+	}
+	return *o.Lambda
+}
+
+// SweepLambdas are the λ values SweepModels gives the cost-optimal oracle
+// (oracle-cost@λ=V): from nearly free overlap (the hindsight oracle's
+// least interruption) to overlap twice as costly as interruption.
+var SweepLambdas = []float64{0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2}
+
+// parseOracleCost parses "oracle-cost@λ=V" (V >= 0, finite).
+func parseOracleCost(s string) (OracleCost, bool, error) {
+	v, ok := strings.CutPrefix(s, OracleCostName+"@λ=")
+	if !ok {
+		return OracleCost{}, false, nil
+	}
+	l, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(l >= 0) || math.IsInf(l, 1) {
+		return OracleCost{}, true, fmt.Errorf("%w %q: λ must be a finite number >= 0", ErrPolicy, s)
+	}
+	return OracleCost{Lambda: &l}, true, nil
+}
 
 // CostH returns an outcome's cost in hours: its interruption plus lambda
 // times its overlap (r in seconds).

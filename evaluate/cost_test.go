@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -299,5 +301,94 @@ func TestReadCSV_Old(t *testing.T) {
 	}
 	if _, err := ReadCSV(strings.NewReader("a,b\n1,2\n")); err == nil {
 		t.Error("a foreign CSV read")
+	}
+}
+
+func TestParsePolicies_OracleCostLambda(t *testing.T) {
+	ps, err := ParsePolicies("oracle-cost@λ=0.25,oracle-cost", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps[0].Name() != "oracle-cost@λ=0.25" || *ps[0].(OracleCost).Lambda != 0.25 || ps[1].Name() != OracleCostName {
+		t.Fatalf("%s %s", ps[0].Name(), ps[1].Name())
+	}
+	for _, bad := range []string{"oracle-cost@λ=-1", "oracle-cost@λ=x", "oracle-cost@λ=Inf", "oracle-cost@λ=NaN", "oracle-cost@λ="} {
+		if _, err := ParsePolicies(bad, nil, 0); !errors.Is(err, ErrPolicy) || !strings.Contains(err.Error(), bad) {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
+
+func TestSweepModels_OracleCost(t *testing.T) {
+	l := 0.5
+	ps := SweepModels([]Policy{Reactive{}, OracleCost{}, OracleCost{Lambda: &l}})
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name())
+	}
+	want := []string{"reactive", "oracle-cost"}
+	for _, v := range SweepLambdas {
+		if v != l { // given already
+			want = append(want, "oracle-cost@λ="+strconv.FormatFloat(v, 'g', -1, 64))
+		}
+	}
+	want = append(want, "oracle-cost@λ=0.5")
+	if !cmp.Equal(names, want) {
+		t.Fatalf("names %v\nwant %v", names, want)
+	}
+}
+
+// TestReplay_OracleCostLambda: oracle-cost@λ=V chooses what oracle-cost
+// chooses under Options.Lambda = V, and along the sweep (the hindsight
+// frontier) a larger λ never gives more mean overlap nor less
+// interruption, in every window.
+func TestReplay_OracleCostLambda(t *testing.T) {
+	jobs := busyJobs(700, 8, 1)
+	var ps []Policy
+	for _, v := range SweepLambdas {
+		v := v
+		ps = append(ps, OracleCost{Lambda: &v})
+	}
+	o := testOptions(sim.WindowCold, 2)
+	res, err := Replay(context.Background(), jobs, append([]Policy{OracleCost{}}, ps...), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(res.Policies)
+	varied := false
+	for u := 0; u < len(res.Rows); u += n {
+		unit := res.Rows[u : u+n]
+		for i := 2; i < n; i++ {
+			a, b := unit[i-1], unit[i]
+			if OverlapH(b.RSec) > OverlapH(a.RSec) || InterruptionH(b.RSec) < InterruptionH(a.RSec) {
+				t.Errorf("window %d: %s r %d, then %s r %d", a.Window, a.Policy, a.RSec, b.Policy, b.RSec)
+			}
+			varied = varied || a.RSec != b.RSec
+		}
+	}
+	if !varied {
+		t.Error("every λ chose the same outcome in every window: the test cannot tell them apart")
+	}
+	for _, v := range []float64{0.1, 2} {
+		o.Lambda = v
+		ref, err := Replay(context.Background(), jobs, []Policy{OracleCost{}}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := OracleCost{Lambda: &v}.Name()
+		k := 0
+		for _, r := range res.Rows {
+			if r.Policy != name {
+				continue
+			}
+			w := ref.Rows[k]
+			k++
+			if w.Window != r.Window || w.ChainNodes != r.ChainNodes || w.Submit != r.Submit || w.RSec != r.RSec {
+				t.Errorf("%s window %d: submit %d r %d; oracle-cost with λ %v: submit %d r %d", name, r.Window, r.Submit, r.RSec, v, w.Submit, w.RSec)
+			}
+		}
+		if k != len(ref.Rows) {
+			t.Errorf("%s: %d rows, want %d", name, k, len(ref.Rows))
+		}
 	}
 }

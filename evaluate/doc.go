@@ -13,7 +13,12 @@
 // ceiling no policy on the same grid can beat: zero interruption with
 // the least overlap. The cost-optimal oracle (oracle-cost) keeps instead
 // the grid time of least cost, interruption + λ·overlap (CostH,
-// Options.Lambda), the earliest on ties.
+// Options.Lambda), the earliest on ties; oracle-cost@λ=V uses λ = V, and
+// SweepModels adds a sweep of λ (SweepLambdas). Since each window's
+// choice minimises interruption + λ·overlap, the sweep traces the
+// hindsight frontier: no policy deciding on the same grid reaches a
+// point below the curve it draws (the lower convex hull of what the
+// grid's outcomes allow), so it bounds what better models can gain.
 //
 // A decision at t sees the queue just before the scheduler's events at t
 // (features.Timeline.Advance), and Q submitted at t joins t's main and

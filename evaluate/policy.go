@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -357,11 +358,23 @@ func sweepSymbol(t train.Target) string {
 
 // SweepModels returns ps with, after each model policy at its operating
 // point, one variant per SweepParams value of its target, named
-// "BASE@θ=V", "BASE@τ=V" or "BASE@margin=V" (hours).
+// "BASE@θ=V", "BASE@τ=V" or "BASE@margin=V" (hours), and after the
+// cost-optimal oracle (oracle-cost) one per SweepLambdas value not
+// already in ps, named "oracle-cost@λ=V": the hindsight frontier.
 func SweepModels(ps []Policy) []Policy {
 	var out []Policy
 	for _, p := range ps {
 		out = append(out, p)
+		if o, ok := p.(OracleCost); ok && o.Lambda == nil {
+			for _, v := range SweepLambdas {
+				v := v
+				name := OracleCost{Lambda: &v}.Name()
+				if !slices.ContainsFunc(ps, func(q Policy) bool { return q.Name() == name }) {
+					out = append(out, OracleCost{Lambda: &v})
+				}
+			}
+			continue
+		}
 		if f, ok := p.(*Forecast); ok && !strings.Contains(f.Label, "@") {
 			for _, v := range SweepParams[train.TargetInterrupt] {
 				v := v
@@ -418,6 +431,13 @@ func ParsePolicies(list string, thetas []float64, marginSec int64) ([]Policy, er
 		case OracleCostName:
 			out = append(out, OracleCost{})
 		default:
+			if o, ok, err := parseOracleCost(s); ok {
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, o)
+				continue
+			}
 			kind, dir, ok := strings.Cut(s, ":")
 			if ok && kind == "dqn" && dir != "" {
 				d, err := NewDQN(s, dir)

@@ -157,7 +157,8 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 		return nil
 	}
 	// The oracles are chosen from every grid time's label.
-	oracle, oracleCost := -1, -1
+	oracle := -1
+	var oracleCosts []int
 	chosen := make([]int, len(policies))
 	for i, pol := range policies {
 		chosen[i] = -1
@@ -165,7 +166,7 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 		case Oracle:
 			oracle = i
 		case OracleCost:
-			oracleCost = i
+			oracleCosts = append(oracleCosts, i)
 		}
 	}
 	last := len(grid) - 1
@@ -182,7 +183,7 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 			RecentMeanWaitSec: mean, WindowStart: tl.Start(), JobIndex: tl.JobIndex(), local: local,
 			compute: func(dst []float64) error { return tl.Features(ctx, dst) }}
 		for i, pol := range policies {
-			if chosen[i] >= 0 || i == oracle || i == oracleCost {
+			if chosen[i] >= 0 || i == oracle || slices.Contains(oracleCosts, i) {
 				continue
 			}
 			ok := k == last
@@ -195,7 +196,7 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 				chosen[i] = k
 			}
 		}
-		need := oracle >= 0 || oracleCost >= 0 || k == last
+		need := oracle >= 0 || len(oracleCosts) > 0 || k == last
 		for i := range policies {
 			need = need || chosen[i] == k
 		}
@@ -208,8 +209,8 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 	if oracle >= 0 {
 		chosen[oracle] = Best(labelRs(labels))
 	}
-	if oracleCost >= 0 {
-		chosen[oracleCost] = BestCost(labelRs(labels), lambda)
+	for _, i := range oracleCosts {
+		chosen[i] = BestCost(labelRs(labels), policies[i].(OracleCost).lambdaOr(lambda))
 	}
 	start := fo.Start + int64(w)*fo.IntervalSec
 	rows := make([]Row, len(policies))

@@ -42,7 +42,10 @@ planned with predicted run times in place of limits: each job's user's recent
 run-time-to-limit ratio times its limit; --margins sweeps it too),
 slurm-estimate:DIR (the margin chosen by train --model estimate or estimate-rt),
 oracle (zero interruption with the
-least overlap), oracle-cost (least cost), forest:DIR, xgboost:DIR (models from
+least overlap), oracle-cost (least cost; oracle-cost@λ=V at λ = V instead of
+--lambda, and --sweep adds λ variants: the hindsight frontier, the least mean
+overlap at which any policy deciding on the same grid reaches each reduction),
+forest:DIR, xgboost:DIR (models from
 mirage train; --theta 0.25,0.5,1 sweeps θ; a model trained on samples built with
 features build --runtime-model computes q_est_model_start_minus_p_end_sec with the
 run-time model its manifest names, and is refused when that model is gone or its
@@ -81,7 +84,7 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	f.String("theta", "", "model threshold θ in hours, comma-separated for a sweep (empty = 0.5)")
 	f.Duration("margin", 0, "slurm-estimate margin before P's end")
 	f.String("margins", "", "slurm-estimate margins, comma-separated durations for a sweep (e.g. 0,15m,1h); not with --margin")
-	f.Bool("sweep", false, "also replay each forest/xgboost model at a fixed sweep of its rule parameter (θ, τ or margin; evaluate.SweepParams) beside its training-chosen operating point")
+	f.Bool("sweep", false, "also replay each forest/xgboost model and forecast at a fixed sweep of its rule parameter (θ, τ or margin; evaluate.SweepParams) beside its training-chosen operating point, and oracle-cost at a sweep of λ (evaluate.SweepLambdas: the hindsight frontier)")
 	f.Float64("lambda", evaluate.DefaultLambda, "λ: hours of interruption an hour of overlap costs (cost = interruption + λ·overlap)")
 	f.Int("workers", 0, "windows replayed at once (0 = GOMAXPROCS); the output does not depend on it")
 	addProgressFlag(f)
