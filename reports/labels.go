@@ -33,7 +33,7 @@ var builtins = map[string]string{
 	"slurm-estimate":    "submit when Slurm's time-limit estimate of P's end is near",
 	"slurm-estimate-rt": "the same with run-time estimates",
 	"oracle":            "hindsight: zero interruption with the least overlap",
-	"oracle-cost":       "hindsight: least interruption + λ·overlap",
+	"oracle-cost":       "hindsight: least interruption + λ·overlap; swept over λ, the frontier no policy on this grid can pass",
 }
 
 // kindWhat describe model policies by kind.
