@@ -36,9 +36,10 @@ type Study struct {
 	Budget   BudgetSpec  `yaml:"budget" mapstructure:"budget" json:"budget"`
 	Models   []ModelSpec `yaml:"models,omitempty" mapstructure:"models" json:"models,omitempty"`
 	Policies []string    `yaml:"policies,omitempty" mapstructure:"policies" json:"policies,omitempty"`
-	// Sweep also evaluates each forest, xgboost and estimate model at a
-	// fixed sweep of its rule parameter (evaluate.SweepModels, mirage
-	// evaluate --sweep) beside its operating point.
+	// Sweep also evaluates each forest, xgboost and estimate model and
+	// each forecast at a fixed sweep of its rule parameter beside its
+	// operating point, and oracle-cost at a sweep of λ, the hindsight
+	// frontier (evaluate.SweepModels, mirage evaluate --sweep).
 	Sweep bool `yaml:"sweep,omitempty" mapstructure:"sweep" json:"sweep,omitempty"`
 	// Predictions adds a features-validation stage (the validation
 	// period's labelled samples) and a predict stage for each forest and
