@@ -2,6 +2,7 @@ package reports
 
 import (
 	"path"
+	"slices"
 	"strconv"
 
 	"github.com/mirage-hpc/mirage/evaluate"
@@ -48,10 +49,18 @@ var kindWhat = map[string]string{
 
 // NewLabels assigns labels and styles to the families of policies, in
 // order: a built-in policy keeps its name ("slurm-estimate" becomes
-// "slurm-est"); a model KIND:DIR becomes DIR's base name (with "-2", …
-// on a clash); the oracles are styled black.
+// "slurm-est"); a model KIND:DIR becomes DIR's base name, or KIND:base
+// when models of another kind share that base name (runtime-estimate:fc
+// and forecast:fc read the same directory), with "-2", … on a remaining
+// clash; the oracles are styled black.
 func NewLabels(policies []string) *Labels {
 	l := &Labels{label: map[string]string{}, style: map[string]int{}}
+	kinds := map[string][]string{} // a model directory's base name → its kinds
+	for _, p := range policies {
+		if n := evaluate.ParseName(p); n.IsModel() && !slices.Contains(kinds[path.Base(n.Dir)], n.Kind) {
+			kinds[path.Base(n.Dir)] = append(kinds[path.Base(n.Dir)], n.Kind)
+		}
+	}
 	used := map[string]bool{}
 	next := 1 // style 0 (black) is the oracles'
 	for _, p := range policies {
@@ -63,6 +72,9 @@ func NewLabels(policies []string) *Labels {
 		switch {
 		case n.IsModel():
 			short = path.Base(n.Dir)
+			if len(kinds[short]) > 1 {
+				short = n.Kind + ":" + short
+			}
 			what = kindWhat[n.Kind]
 			if what == "" {
 				what = n.Kind
