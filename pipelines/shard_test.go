@@ -1,6 +1,7 @@
 package pipelines_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -20,6 +21,8 @@ func TestRun_Shards(t *testing.T) {
 	s := smallStudy(3)
 	s.Chains.Nodes = []int{1, 2} // rows ordered by chain size, then window, across shards
 	s.Models = []pipelines.ModelSpec{{Kind: "estimate"}}
+	s.Policies = append(s.Policies, "oracle-cost")
+	s.Sweep = true // λ variants of oracle-cost (the hindsight frontier) travel through the shard files too
 	ctx := context.Background()
 	whole, sharded := filepath.Join(dir, "whole"), filepath.Join(dir, "sharded")
 	want, err := pipelines.Run(ctx, s, pipelines.RunOptions{Trace: tr, Out: whole, Version: "test", Workers: 2})
@@ -79,6 +82,9 @@ func TestRun_Shards(t *testing.T) {
 			t.Fatalf("%s: cached %v, key %s, want the whole run's %s", r.Name, r.Cached, r.Key, want[i].Key)
 		}
 		if r.Name == "evaluate" || r.Name == "report" {
+			if r.Name == "evaluate" && !bytes.Contains(readFile(t, filepath.Join(r.Dir, "windows.csv")), []byte("oracle-cost@λ=0.3,")) {
+				t.Errorf("evaluate/windows.csv: no oracle-cost@λ=0.3 rows")
+			}
 			for _, f := range []string{"metrics.json", "windows.csv"} {
 				a := relocate(t, f, readFile(t, filepath.Join(r.Dir, f)), sharded, whole)
 				if b := relocate(t, f, readFile(t, filepath.Join(want[i].Dir, f)), whole, whole); a != b {
