@@ -399,7 +399,8 @@ func SweepModels(ps []Policy) []Policy {
 // (the margin chosen by train --model estimate or estimate-rt),
 // runtime-estimate:DIR and forecast:DIR (DIR from train --model forecast,
 // or a run-time model; BindTrace must give them the jobs), oracle,
-// oracle-cost, forest:DIR, xgboost:DIR, dqn:DIR. A model policy runs at its manifest's operating
+// oracle-cost, oracle-cost@λ=V (OracleCost with λ = V), forest:DIR,
+// xgboost:DIR, dqn:DIR. A model policy runs at its manifest's operating
 // point; one θ in thetas (hours) overrides it for models of r, and with
 // more than one θ each model of r also gets one policy per θ, named
 // "BASE@θ=VALUE". A model directory is opened once.
@@ -464,7 +465,7 @@ func ParsePolicies(list string, thetas []float64, marginSec int64) ([]Policy, er
 				continue
 			}
 			if !ok || (kind != "forest" && kind != "xgboost") || dir == "" {
-				return nil, fmt.Errorf("%w %q: want reactive, immediate, avg, slurm-estimate, slurm-estimate-rt, slurm-estimate:DIR, runtime-estimate:DIR, forecast:DIR, oracle, %s, forest:DIR, xgboost:DIR or dqn:DIR", ErrPolicy, s, OracleCostName)
+				return nil, fmt.Errorf("%w %q: want reactive, immediate, avg, slurm-estimate, slurm-estimate-rt, slurm-estimate:DIR, runtime-estimate:DIR, forecast:DIR, oracle, %s, %s@λ=V, forest:DIR, xgboost:DIR or dqn:DIR", ErrPolicy, s, OracleCostName, OracleCostName)
 			}
 			var param *float64
 			if len(thetas) == 1 {
