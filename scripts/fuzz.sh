@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Runs every Go fuzz target of the module (every `func FuzzX(f *testing.F)`
+# in a _test.go file, found by grep, so a new target is fuzzed without
+# being listed anywhere) for FUZZTIME each, then prints one line per target:
+# package, name, executions and executions per second (the last progress
+# line of `go test -fuzz`), and fails on the first crash. FUZZ_MIN_EXECS > 0
+# also fails a target that ran fewer executions. FUZZ_MINIMIZE bounds the
+# minimisation of each new interesting input (`-fuzzminimizetime`; Go's
+# default, 60s, can spend a whole short run minimising one large input).
+# Usage: scripts/fuzz.sh [--list] [PATTERN]   (PATTERN: a regexp over
+# "pkg:Name"; --list prints the targets, one pkg:Name a line, and runs none)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+go=${GO:-go}
+fuzztime=${FUZZTIME:-30s}
+minimize=${FUZZ_MINIMIZE:-5s}
+minexecs=${FUZZ_MIN_EXECS:-0}
+list=""
+if [[ ${1:-} == --list ]]; then list=1; shift; fi
+pattern=${1:-.}
+
+# pkg:Name for every fuzz target, sorted, so runs go in one order.
+mapfile -t targets < <(grep -rE --include='*_test.go' -o '^func Fuzz[A-Za-z0-9_]*\(f \*testing\.F\)' . |
+	sed -E 's#^\./(.*)/[^/]*_test\.go:func (Fuzz[A-Za-z0-9_]*)\(.*#\1:\2#' | sort -u | grep -E -- "$pattern" || true)
+((${#targets[@]})) || { echo "fuzz: no fuzz target matches '$pattern'" >&2; exit 1; }
+if [[ -n $list ]]; then printf '%s\n' "${targets[@]}"; exit 0; fi
+logdir=$(mktemp -d)
+trap 'rm -rf "$logdir"' EXIT
+
+summary=()
+status=0
+for t in "${targets[@]}"; do
+	pkg=${t%%:*} name=${t#*:}
+	echo "fuzz $pkg $name ($fuzztime)" >&2
+	log="$logdir/${pkg//\//_}-$name.log"
+	if ! "$go" test "./$pkg" -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" 2>&1 | tee "$log" >&2 ||
+		! grep -q '^PASS' "$log"; then
+		echo "fuzz: $pkg $name failed (its new failing input is under $pkg/testdata/fuzz/$name/)" >&2
+		status=1
+		summary+=("$(printf '%-14s %-28s FAILED' "$pkg" "$name")")
+		break
+	fi
+	last=$(grep -E 'fuzz: elapsed: .*execs: [0-9]+' "$log" | tail -n 1)
+	execs=$(sed -E 's/.*execs: ([0-9]+).*/\1/' <<<"$last")
+	rate=$(sed -E 's/.*execs: [0-9]+ \(([0-9]+)\/sec\).*/\1/' <<<"$last")
+	line=$(printf '%-14s %-28s %10s execs %7s/s' "$pkg" "$name" "${execs:-?}" "${rate:-?}")
+	if ((minexecs > 0)) && [[ -z $execs || $execs -lt $minexecs ]]; then
+		line+="  below FUZZ_MIN_EXECS=$minexecs"
+		status=1
+	fi
+	summary+=("$line")
+done
+echo "== fuzz summary ($fuzztime each) =="
+printf '%s\n' "${summary[@]}"
+exit $status
