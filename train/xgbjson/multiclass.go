@@ -45,9 +45,9 @@ func ParseMulti(data []byte) (*MultiModel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("xgbjson: base_score %q: %w", l.Param.BaseScore, err)
 	}
-	nf, err := strconv.Atoi(l.Param.NumFeature)
+	nf, err := parseNumFeature(l.Param.NumFeature)
 	if err != nil {
-		return nil, fmt.Errorf("xgbjson: num_feature %q: %w", l.Param.NumFeature, err)
+		return nil, err
 	}
 	trees := l.Booster.Model.Trees
 	info := l.Booster.Model.TreeInfo

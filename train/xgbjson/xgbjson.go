@@ -99,6 +99,9 @@ type jsonTree struct {
 // splits.
 func newTree(ti int, t *jsonTree, nf int) (tree, error) {
 	n := len(t.Left)
+	if n == 0 {
+		return tree{}, fmt.Errorf("xgbjson: tree %d has no nodes", ti)
+	}
 	if len(t.Right) != n || len(t.Indices) != n || len(t.Conditions) != n || len(t.DefLeft) != n {
 		return tree{}, fmt.Errorf("xgbjson: tree %d: arrays of different lengths", ti)
 	}
@@ -121,6 +124,24 @@ func newTree(ti int, t *jsonTree, nf int) (tree, error) {
 		}
 	}
 	return tr, nil
+}
+
+// MaxFeatures bounds a model's num_feature: Predict allocates nothing,
+// but callers size a row by it, and a model file is input a user may
+// have edited.
+const MaxFeatures = 1 << 20
+
+// parseNumFeature reads learner_model_param.num_feature: an integer in
+// [1, MaxFeatures].
+func parseNumFeature(s string) (int, error) {
+	nf, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("xgbjson: num_feature %q: %w", s, err)
+	}
+	if nf < 1 || nf > MaxFeatures {
+		return 0, fmt.Errorf("xgbjson: num_feature %d: want 1 to %d", nf, MaxFeatures)
+	}
+	return nf, nil
 }
 
 // Parse decodes an XGBoost JSON model. It returns an error wrapping
@@ -146,9 +167,9 @@ func Parse(data []byte) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("xgbjson: base_score %q: %w", l.Param.BaseScore, err)
 	}
-	nf, err := strconv.Atoi(l.Param.NumFeature)
+	nf, err := parseNumFeature(l.Param.NumFeature)
 	if err != nil {
-		return nil, fmt.Errorf("xgbjson: num_feature %q: %w", l.Param.NumFeature, err)
+		return nil, err
 	}
 	m := &Model{BaseScore: float32(bs), NumFeature: nf, Objective: l.Objective.Name, Version: j.Version}
 	if logistic[l.Objective.Name] {

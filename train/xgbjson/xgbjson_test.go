@@ -72,3 +72,23 @@ func TestPredict_Logistic(t *testing.T) {
 		t.Error("base_score 1 accepted for a logistic model")
 	}
 }
+
+// TestParse_Degenerate: a model of no features or with a tree of no nodes
+// is refused by Parse, not left to panic in Predict (FuzzParse found the
+// first: row[NumFeature-1] of an empty row).
+func TestParse_Degenerate(t *testing.T) {
+	for name, js := range map[string]string{
+		"num_feature 0":        strings.Replace(stump, `"num_feature":"2"`, `"num_feature":"0"`, 1),
+		"num_feature -3":       strings.Replace(stump, `"num_feature":"2"`, `"num_feature":"-3"`, 1),
+		"num_feature too many": strings.Replace(stump, `"num_feature":"2"`, `"num_feature":"2000000000"`, 1),
+		"empty tree": strings.Replace(stump, `{"left_children":[-1],"right_children":[-1],"split_indices":[0],"split_conditions":[0.25],"default_left":[false]}`,
+			`{"left_children":[],"right_children":[],"split_indices":[],"split_conditions":[],"default_left":[]}`, 1),
+	} {
+		if js == stump {
+			t.Fatalf("%s: the replacement did not apply", name)
+		}
+		if m, err := Parse([]byte(js)); err == nil {
+			t.Errorf("%s: Parse accepted it (%d features, %d trees)", name, m.NumFeature, m.NumTrees())
+		}
+	}
+}
