@@ -154,6 +154,9 @@ func readRowsShard(path string, nodes, a, b int) ([]evaluate.Row, error) {
 	if !parquet.EqualNodes(pf.Schema(), shardRowSchema) {
 		return nil, fmt.Errorf("read shard %s: %w: columns %s, want %s", path, errShardFile, columns(pf.Schema()), columns(shardRowSchema))
 	}
+	if pf.NumRows() > st.Size() { // a row takes far more than a byte: the footer lies
+		return nil, fmt.Errorf("read shard %s: %w: %d rows claimed in %d bytes", path, errShardFile, pf.NumRows(), st.Size())
+	}
 	in := make([]shardRow, pf.NumRows())
 	r := parquet.NewGenericReader[shardRow](pf)
 	n, err := r.Read(in)

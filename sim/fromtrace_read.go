@@ -34,7 +34,7 @@ func ReadTraceTable(ctx context.Context, path string, opts FromTraceOptions, vis
 		return nil, Conversion{}, err
 	}
 	defer r.Close()
-	c, err := newConverter(opts, int(r.NumRows()))
+	c, err := newConverter(opts, r.RowsHint())
 	if err != nil {
 		return nil, Conversion{}, err
 	}

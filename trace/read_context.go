@@ -3,6 +3,7 @@ package trace
 import (
 	"context"
 	"io"
+	"slices"
 )
 
 // ReadAllContext is ReadAll that checks ctx between batches of 4,096
@@ -14,14 +15,15 @@ func ReadAllContext(ctx context.Context, path string) ([]Job, error) {
 		return nil, err
 	}
 	defer r.Close()
-	jobs := make([]Job, r.NumRows())
-	n := 0
-	for n < len(jobs) {
+	jobs := make([]Job, 0, r.RowsHint()) // grown with what is really read
+	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		k, err := r.Read(jobs[n:min(len(jobs), n+4096)])
-		n += k
+		n := len(jobs)
+		jobs = slices.Grow(jobs, 4096)[:n+4096]
+		k, err := r.Read(jobs[n:])
+		jobs = jobs[:n+k]
 		if err == io.EOF {
 			break
 		}
@@ -29,5 +31,5 @@ func ReadAllContext(ctx context.Context, path string) ([]Job, error) {
 			return nil, err
 		}
 	}
-	return jobs[:n], nil
+	return slices.Clip(jobs), nil
 }

@@ -14,6 +14,7 @@ import (
 // Memory is bounded by one row group.
 type Reader struct {
 	path string
+	size int64 // the file's size in bytes
 	f    *os.File
 	pf   *parquet.File
 	r    *parquet.GenericReader[row]
@@ -45,6 +46,7 @@ func Open(path string) (*Reader, error) {
 	}
 	return &Reader{
 		path: path,
+		size: st.Size(),
 		f:    f,
 		pf:   pf,
 		r:    parquet.NewGenericReader[row](pf),
@@ -53,6 +55,13 @@ func Open(path string) (*Reader, error) {
 
 // NumRows returns the number of jobs in the file.
 func (r *Reader) NumRows() int64 { return r.pf.NumRows() }
+
+// RowsHint is NumRows bounded by the file's size in bytes (a trace row
+// takes well over a byte): how many jobs a caller may allocate for up
+// front, since a damaged or hostile footer can claim any row count.
+func (r *Reader) RowsHint() int {
+	return int(max(0, min(r.pf.NumRows(), r.size)))
+}
 
 // Metadata returns the value of a key-value metadata entry.
 func (r *Reader) Metadata(key string) (string, bool) { return r.pf.Lookup(key) }
