@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mirage-hpc/mirage/features"
-	"github.com/mirage-hpc/mirage/internal/ls6test"
+	"github.com/mirage-hpc/mirage/ingest/ls6test"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/train/jobruntime"
 )

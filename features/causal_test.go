@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/mirage-hpc/mirage/internal/ls6test"
+	"github.com/mirage-hpc/mirage/ingest/ls6test"
 	"github.com/mirage-hpc/mirage/sim"
 )
 

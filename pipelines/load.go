@@ -3,14 +3,14 @@ package pipelines
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/go-viper/mapstructure/v2"
-	"github.com/spf13/viper"
+	"github.com/pelletier/go-toml/v2"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -48,8 +48,10 @@ func Load(path string, data []byte) (*Study, error) {
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".yaml", ".yml":
 		s, err = decodeYAML(path, data)
-	case ".json", ".toml":
-		s, err = decodeViper(path, strings.TrimPrefix(ext, "."), data)
+	case ".json":
+		s, err = decodeJSON(path, data)
+	case ".toml":
+		s, err = decodeTOML(path, data)
 	default:
 		return nil, fmt.Errorf("%w: %s: want a .yaml, .yml, .json or .toml file", ErrStudy, path)
 	}
@@ -73,18 +75,35 @@ func decodeYAML(name string, data []byte) (*Study, error) {
 	return &s, nil
 }
 
-func decodeViper(name, kind string, data []byte) (*Study, error) {
-	v := viper.New()
-	v.SetConfigType(kind)
-	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrStudy, name, err)
-	}
+// decodeJSON decodes a JSON study, field names as the json tags give
+// them (matched case-insensitively, as encoding/json does); an unknown
+// field is an error naming it.
+func decodeJSON(name string, data []byte) (*Study, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
 	var s Study
-	hook := viper.DecodeHook(mapstructure.TextUnmarshallerHookFunc())
-	if err := v.UnmarshalExact(&s, hook); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrStudy, name, err)
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("%w: %s: %s", ErrStudy, name, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: %s: more than one JSON value", ErrStudy, name)
 	}
 	return &s, nil
+}
+
+// decodeTOML decodes a TOML study: go-toml reads it into a tree, which
+// decodeJSON then decodes, so TOML and JSON studies share one set of
+// field names and checks.
+func decodeTOML(name string, data []byte) (*Study, error) {
+	var tree map[string]any
+	if err := toml.Unmarshal(data, &tree); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrStudy, name, err)
+	}
+	b, err := json.Marshal(tree)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrStudy, name, err)
+	}
+	return decodeJSON(name, b)
 }
 
 // Marshal writes the study as YAML.

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mirage-hpc/mirage/features"
-	"github.com/mirage-hpc/mirage/internal/ls6test"
+	"github.com/mirage-hpc/mirage/ingest/ls6test"
 	"github.com/mirage-hpc/mirage/pipelines"
 )
 

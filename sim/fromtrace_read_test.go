@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mirage-hpc/mirage/internal/ls6test"
+	"github.com/mirage-hpc/mirage/ingest/ls6test"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
 	"pgregory.net/rapid"

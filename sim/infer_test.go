@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mirage-hpc/mirage/internal/ls6test"
+	"github.com/mirage-hpc/mirage/ingest/ls6test"
 	"github.com/mirage-hpc/mirage/sim"
 )
 

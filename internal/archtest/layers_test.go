@@ -1,77 +1,103 @@
 package archtest
 
 import (
-	"encoding/json"
-	"io"
-	"os/exec"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
-const module = "github.com/mirage-hpc/mirage"
-
-// layers lists the top-level packages, lowest first. A package may import
-// packages of lower layers, its own subpackages' parents, and internal/.
-var layers = map[string]int{
-	"trace": 0, "ingest": 1, "sim": 1, "features": 2, "analyze": 2, "train": 3,
-	"evaluate": 4, "advise": 4, "reports": 5, "pipelines": 6, "cmd": 7,
-}
-
-// forbidden lists third-party imports a library layer must not use.
-var forbidden = map[string][]string{
-	"trace":  {"github.com/spf13/", "github.com/apache/arrow"},
-	"ingest": {"github.com/spf13/"},
-	"sim":    {"github.com/spf13/"},
-}
-
-func top(pkg string) string {
-	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
-	return strings.SplitN(rel, "/", 2)[0]
-}
-
+// TestLayers checks the module's own tree: every package has a layer and
+// imports only downward, only cmd/ uses the CLI libraries, and the pure-Go
+// evaluator links no cgo.
 func TestLayers(t *testing.T) {
-	out, err := exec.Command("go", "list", "-e", "-json", module+"/...").Output()
+	bad, err := Check(filepath.Join("..", ".."))
 	if err != nil {
-		t.Skipf("skipping: go list failed: %v", err)
+		t.Fatal(err)
 	}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
-	checked := 0
-	for {
-		var p struct {
-			ImportPath string
-			Imports    []string
-		}
-		if err := dec.Decode(&p); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		from := top(p.ImportPath)
-		lf, ok := layers[from]
-		if !ok {
-			continue // internal/ and the module root
-		}
-		checked++
-		for _, imp := range p.Imports {
-			for _, bad := range forbidden[from] {
-				if strings.HasPrefix(imp, bad) {
-					t.Errorf("%s imports %s, which layer %q must not use", p.ImportPath, imp, from)
+	for _, b := range bad {
+		t.Error(b)
+	}
+}
+
+// TestLayers_Planted plants violations in a copy of the module and checks that Check reports each one: an upward
+// import from internal/, viper in a library package, cgo under the pure-Go
+// evaluator, a package with no layer, and a package go list cannot load.
+func TestLayers_Planted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: copies the module")
+	}
+	root := filepath.Join("..", "..")
+	for _, c := range []struct {
+		name  string
+		files map[string]string // path in the module -> content
+		want  string            // a substring of one violation or of the error
+	}{
+		{"internal imports up", map[string]string{"internal/golden/zz_planted.go": "package golden\n\nimport _ \"" + Module + "/reports\"\n"},
+			"internal/golden (layer 0) imports reports (layer 60)"},
+		{"viper in features", map[string]string{"features/zz_planted.go": "package features\n\nimport _ \"github.com/spf13/viper\"\n"},
+			"features imports github.com/spf13/viper, which only cmd/ may use"},
+		{"cgo under xgbjson", map[string]string{"train/xgbjson/zz_planted.go": "package xgbjson\n\nimport _ \"" + Module + "/train/xgboost\"\n"},
+			"train/xgbjson links cgo through " + Module + "/train/xgboost"},
+		{"no layer", map[string]string{"sim/zznew/zz.go": "package zznew\n"},
+			"sim/zznew has no layer"},
+		{"broken package", map[string]string{"trace/zz_planted.go": "package trace\n\nimport _ \"" + Module + "/nosuchpackage\"\n"},
+			"go list"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := copyModule(t, root)
+			for p, body := range c.files {
+				full := filepath.Join(dir, filepath.FromSlash(p))
+				if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
 				}
 			}
-			if !strings.HasPrefix(imp, module+"/") {
-				continue
+			bad, err := Check(dir)
+			if err != nil {
+				if !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("Check: %v, want a violation %q", err, c.want)
+				}
+				return
 			}
-			to := top(imp)
-			lt, ok := layers[to]
-			if !ok || strings.HasPrefix(p.ImportPath, imp+"/") {
-				continue // internal/, or a subpackage importing its parent
+			for _, b := range bad {
+				if strings.Contains(b, c.want) {
+					return
+				}
 			}
-			if lt > lf || (lt == lf && to != from) {
-				t.Errorf("%s (layer %d) imports %s (layer %d): imports must go down", p.ImportPath, lf, imp, lt)
-			}
+			t.Errorf("Check passed the planted violation: got %q, want one containing %q", bad, c.want)
+		})
+	}
+}
+
+// copyModule copies the module at root (every file but those of
+// testdata, hidden and output folders: the Go files and what they embed)
+// into a temporary directory, and returns it.
+func copyModule(t *testing.T, root string) string {
+	t.Helper()
+	dir := t.TempDir()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
 		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "out" || d.Name() == "bin") {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if checked == 0 {
-		t.Fatal("no packages checked")
-	}
+	return dir
 }

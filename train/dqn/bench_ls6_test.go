@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/mirage-hpc/mirage/features"
-	"github.com/mirage-hpc/mirage/internal/ls6test"
+	"github.com/mirage-hpc/mirage/ingest/ls6test"
 )
 
 // ls6Env ingests the LS6 trace and returns the environment of a features

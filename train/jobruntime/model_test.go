@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mirage-hpc/mirage/internal/ls6test"
+	"github.com/mirage-hpc/mirage/ingest/ls6test"
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train/jobruntime"
 	"github.com/mirage-hpc/mirage/train/xgboost"
