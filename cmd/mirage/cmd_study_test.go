@@ -229,8 +229,9 @@ func readFile(t *testing.T, path string) []byte {
 // TestStudy_ShowRefusesWhatRunRefuses: a hostile or mistyped study (a
 // model kind or target that is a path or a typo, an unknown policy, a
 // line break in a field that reaches a batch script or a command line) is
-// refused by the one validation that study show, pipeline run and
-// pipelines.Load share, with the same message naming the field, exit 3.
+// refused by the one validation that pipelines.Load, study show,
+// pipeline run, features build --study, evaluate --study and train
+// --study share, with the same message naming the field, exit 3.
 func TestStudy_ShowRefusesWhatRunRefuses(t *testing.T) {
 	_, text, err := pipelines.Builtin("synth")
 	if err != nil {
@@ -275,13 +276,19 @@ func TestStudy_ShowRefusesWhatRunRefuses(t *testing.T) {
 			if !errors.Is(err, pipelines.ErrStudy) || !strings.Contains(err.Error(), ": "+tt.field+": ") {
 				t.Fatalf("Load: %v, want ErrStudy naming %s", err, tt.field)
 			}
-			for _, args := range [][]string{{"study", "show", path}, {"pipeline", "run", path, "-o", filepath.Join(dir, tt.name)}} {
+			tr, out := filepath.Join(dir, "t.parquet"), filepath.Join(dir, tt.name)
+			for _, args := range [][]string{{"study", "show", path}, {"pipeline", "run", path, "-o", out},
+				{"features", "build", "--study", path, "--trace", tr, "-o", out + ".parquet"},
+				{"evaluate", "--study", path, "--trace", tr, "-o", out},
+				{"train", "--model", "dqn", "--study", path, "--trace", tr, "-o", out}} {
 				if _, stderr, code := run(t, args...); code != exitUsage || !strings.Contains(stderr, err.Error()) {
 					t.Errorf("%s: exit %d, want %d with %q: %s", strings.Join(args[:2], " "), code, exitUsage, err, stderr)
 				}
 			}
-			if _, err := os.Stat(filepath.Join(dir, tt.name)); !os.IsNotExist(err) {
-				t.Errorf("pipeline run created its output directory")
+			for _, p := range []string{out, out + ".parquet"} {
+				if _, err := os.Stat(p); !os.IsNotExist(err) {
+					t.Errorf("%s was created", p)
+				}
 			}
 		})
 	}
