@@ -1,6 +1,6 @@
 module github.com/mirage-hpc/mirage
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/apache/arrow-go/v18 v18.8.0
@@ -14,6 +14,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
+	mvdan.cc/sh/v3 v3.14.1
 	pgregory.net/rapid v1.3.0
 )
 

@@ -23,7 +23,8 @@ type SubmitOptions struct {
 
 // SbatchArgs returns sbatch's arguments for o: --parsable, the job name
 // and dependency when set, then the script. Each is one argv element: no
-// shell ever sees them.
+// shell ever sees them. A script path starting with "-" is written
+// ./PATH, so that sbatch never reads it as an option.
 func SbatchArgs(o SubmitOptions) []string {
 	args := []string{"--parsable"}
 	if o.Name != "" {
@@ -32,7 +33,11 @@ func SbatchArgs(o SubmitOptions) []string {
 	if o.AfterJob != "" {
 		args = append(args, "--dependency=afterany:"+o.AfterJob)
 	}
-	return append(args, o.Script)
+	script := o.Script
+	if strings.HasPrefix(script, "-") {
+		script = "./" + script
+	}
+	return append(args, script)
 }
 
 // Submit runs sbatch (SbatchArgs) through r and returns Q's job ID

@@ -405,17 +405,15 @@ func SweepModels(ps []Policy) []Policy {
 // more than one θ each model of r also gets one policy per θ, named
 // "BASE@θ=VALUE". A model directory is opened once.
 func ParsePolicies(list string, thetas []float64, marginSec int64) ([]Policy, error) {
+	if err := CheckPolicies(list); err != nil { // the names, before any directory is opened
+		return nil, err
+	}
 	var out []Policy
-	seen := map[string]bool{}
 	for _, s := range strings.Split(list, ",") {
 		s = strings.TrimSpace(s)
 		if s == "" {
 			continue
 		}
-		if seen[s] {
-			return nil, fmt.Errorf("%w: %q given twice", ErrPolicy, s)
-		}
-		seen[s] = true
 		switch s {
 		case "reactive":
 			out = append(out, Reactive{})
@@ -465,7 +463,7 @@ func ParsePolicies(list string, thetas []float64, marginSec int64) ([]Policy, er
 				continue
 			}
 			if !ok || (kind != "forest" && kind != "xgboost") || dir == "" {
-				return nil, fmt.Errorf("%w %q: want reactive, immediate, avg, slurm-estimate, slurm-estimate-rt, slurm-estimate:DIR, runtime-estimate:DIR, forecast:DIR, oracle, %s, %s@λ=V, forest:DIR, xgboost:DIR or dqn:DIR", ErrPolicy, s, OracleCostName, OracleCostName)
+				return nil, fmt.Errorf("%w %q: %s", ErrPolicy, s, policyWant)
 			}
 			var param *float64
 			if len(thetas) == 1 {

@@ -29,14 +29,21 @@ func BuiltinNames() []string {
 	return names
 }
 
-// Builtin returns a built-in study and its YAML text.
+// Builtin returns a built-in study, validated as Load validates a file,
+// and its YAML text.
 func Builtin(name string) (*Study, []byte, error) {
 	b, err := builtin.ReadFile("studies/" + name + ".yaml")
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: no built-in study %q (built in: %s)", ErrStudy, name, strings.Join(BuiltinNames(), ", "))
 	}
 	s, err := decodeYAML("study "+name, b)
-	return s, b, err
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("study %s: %w", name, err)
+	}
+	return s, b, nil
 }
 
 // Load reads a study file: YAML (.yaml, .yml), JSON (.json) or TOML

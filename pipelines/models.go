@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,28 +16,40 @@ import (
 	"github.com/mirage-hpc/mirage/train/dqn"
 )
 
-// checkModel checks a study's model spec.
-func checkModel(m ModelSpec) error {
-	if (m.Episodes != 0 || m.DQN != nil) && m.Kind != "dqn" {
-		return fmt.Errorf("%w: models: %s: episodes and dqn are for kind dqn only", ErrStudy, m.Kind)
+// studyModelKinds are the model kinds a study trains: train's tree
+// models, the scheduler's estimate (with limits, with predicted run
+// times) and the DQN.
+var studyModelKinds = []string{train.KindForest.String(), train.KindXGBoost.String(),
+	string(train.TargetEstimate), string(train.TargetEstimateRT), train.KindDQN}
+
+// checkModel checks a study's model spec, models[i], naming the field.
+func checkModel(i int, m ModelSpec) error {
+	bad := func(field, format string, args ...any) error {
+		return fmt.Errorf("%w: models[%d].%s: %s", ErrStudy, i, field, fmt.Sprintf(format, args...))
 	}
-	switch m.Kind {
-	case "forest", "xgboost":
-		if _, err := train.ParseTarget(cmpOr(m.Target, "r")); err != nil {
-			return fmt.Errorf("%w: models: %s: %w", ErrStudy, m.Kind, err)
+	if !slices.Contains(studyModelKinds, m.Kind) {
+		return bad("kind", "%q: want %s or %s", m.Kind, strings.Join(studyModelKinds[:len(studyModelKinds)-1], ", "), studyModelKinds[len(studyModelKinds)-1])
+	}
+	switch {
+	case m.Episodes != 0 && m.Kind != train.KindDQN:
+		return bad("episodes", "%d: for kind dqn only, not %s", m.Episodes, m.Kind)
+	case m.DQN != nil && m.Kind != train.KindDQN:
+		return bad("dqn", "for kind dqn only, not %s", m.Kind)
+	}
+	if _, err := train.ParseKind(m.Kind); err == nil { // a tree model
+		if _, err := train.ParseTarget(cmpOr(m.Target, string(train.TargetR))); err != nil {
+			return bad("target", "%s: %v", m.Kind, err)
 		}
-	case "estimate", "estimate-rt", "dqn":
-		if m.Target != "" {
-			return fmt.Errorf("%w: models: %s takes no target", ErrStudy, m.Kind)
-		}
-		if m.Episodes < 0 {
-			return fmt.Errorf("%w: models: dqn: episodes %d: want >= 0 (0 = the default)", ErrStudy, m.Episodes)
-		}
-		if _, err := dqnConfig(m); err != nil {
-			return err
-		}
-	default:
-		return fmt.Errorf("%w: models: kind %q: want forest, xgboost, estimate, estimate-rt or dqn", ErrStudy, m.Kind)
+		return nil
+	}
+	if m.Target != "" {
+		return bad("target", "%q: %s takes no target", m.Target, m.Kind)
+	}
+	if m.Episodes < 0 {
+		return bad("episodes", "%d: want >= 0 (0 = the default)", m.Episodes)
+	}
+	if _, err := dqnConfig(m); err != nil {
+		return bad("dqn", "%v", err)
 	}
 	return nil
 }
@@ -128,18 +141,19 @@ func trainDQN(ctx context.Context, m ModelSpec, b BudgetSpec, p features.Protoco
 	return err
 }
 
-// dqnConfig is dqn.DefaultConfig with m's dqn fields and episodes.
+// dqnConfig is dqn.DefaultConfig with m's dqn fields and episodes (an
+// unknown field is an error).
 func dqnConfig(m ModelSpec) (dqn.Config, error) {
 	cfg := dqn.DefaultConfig()
 	if m.DQN != nil {
 		b, err := json.Marshal(m.DQN)
 		if err != nil {
-			return cfg, fmt.Errorf("%w: models: dqn: dqn: %w", ErrStudy, err)
+			return cfg, err
 		}
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&cfg); err != nil {
-			return cfg, fmt.Errorf("%w: models: dqn: dqn: %w (want the fields of a DQN manifest's hyper_parameters)", ErrStudy, err)
+			return cfg, fmt.Errorf("%w (want the fields of a DQN manifest's hyper_parameters)", err)
 		}
 	}
 	if m.Episodes > 0 {

@@ -148,18 +148,8 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 	if o.Workers <= 0 {
 		o.Workers = 1
 	}
-	seen := map[string]bool{}
-	for _, m := range s.Models {
-		if err := checkModel(m); err != nil {
-			return nil, err
-		}
-		if seen[modelName(m)] {
-			return nil, fmt.Errorf("%w: models: %s given twice", ErrStudy, modelName(m))
-		}
-		seen[modelName(m)] = true
-	}
 	var dirInputs []string   // the evaluation's inputs from the study's policies
-	if len(s.Policies) > 0 { // checked before any work
+	if len(s.Policies) > 0 { // their directories checked before any work (their names: Validate)
 		if _, err := evaluate.ParsePolicies(strings.Join(s.Policies, ","), nil, 0); err != nil {
 			return nil, fmt.Errorf("%w: policies: %w", ErrStudy, err)
 		}

@@ -133,6 +133,11 @@ func (e *SlurmExecutor) run(ctx context.Context, env *runEnv, stages []stage, af
 	if env.o.DryRun || env.o.Only != "" {
 		return localExecutor{}.run(ctx, env, stages, after)
 	}
+	for _, p := range []struct{ what, path string }{{"output directory", env.o.Out}, {"trace", env.trace}, {"mirage binary", e.Binary}} {
+		if err := CheckSlurmPath(p.what, p.path); err != nil { // before the first submission
+			return nil, err
+		}
+	}
 	var out []StageResult
 	for _, st := range stages {
 		reads := after
@@ -246,8 +251,12 @@ func (e *SlurmExecutor) submit(ctx context.Context, env *runEnv, st stage, key s
 	if sp := env.study.Slurm; sp != nil {
 		j.Workers = sp.CPUs
 	}
+	text, err := j.render()
+	if err != nil {
+		return nil, err
+	}
 	script := filepath.Join(sdir, name+".sh")
-	if err := atomicfile.WriteFile(script, []byte(j.render())); err != nil {
+	if err := atomicfile.WriteFile(script, []byte(text)); err != nil {
 		return nil, fmt.Errorf("batch script %s: %w", script, err)
 	}
 	stdout, err := e.command()(ctx, "sbatch", append(slices.Clone(j.Sbatch), script)...)

@@ -269,3 +269,115 @@ func firstDiff(a, b string) string {
 	}
 	return "lengths differ"
 }
+
+// TestSlurmExecutor_LocalSlurmInjection reproduces, on the real Slurm, the
+// injection a line break in a value once made (the rest of the value ran
+// inside the job): mirage pipeline run -o $'out\ntouch PWNED #'
+// --executor slurm, and a study whose slurm.account holds
+// "\ntouch PWNED #", are refused (exit 3) before anything is submitted;
+// so is the same output directory through the API. Then a run whose
+// values hold no line break but every other hostile character (the study
+// name, account and a --comment with $(...), backticks, ; and #; a
+// version with a newline, which only the job's command line carries) has
+// its jobs complete on Slurm, its mirage (a fake that records its
+// arguments) getting the version as it is; and no job created PWNED.
+func TestSlurmExecutor_LocalSlurmInjection(t *testing.T) {
+	needLocalSlurm(t)
+	root := t.TempDir()
+	bin := filepath.Join(root, "mirage")
+	build := exec.Command("go", "build", "-o", bin, "github.com/mirage-hpc/mirage/cmd/mirage")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v: %s", err, out)
+	}
+	tr := smallTrace(t, root)
+	studyFile := func(name, slurm string) string {
+		b, err := smallStudy(2).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(root, name)
+		if err := os.WriteFile(path, append(b, slurm...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	pwned := func() {
+		t.Helper()
+		wd, _ := os.Getwd()
+		for _, d := range []string{root, wd} {
+			filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
+				if err == nil && e.Name() == "PWNED" {
+					t.Errorf("a value ran in a job: %s exists", p)
+				}
+				return nil
+			})
+		}
+	}
+	plain := studyFile("s.yaml", "")
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"OutNewline", []string{"pipeline", "run", plain, "--trace", tr, "-o", "out\ntouch PWNED #", "--executor", "slurm"}},
+		{"AccountNewline", []string{"pipeline", "run", studyFile("account.yaml", "slurm: {account: \"x\\ntouch PWNED #\"}\n"),
+			"--trace", tr, "-o", "out2", "--executor", "slurm"}},
+	} {
+		cmd := exec.Command(bin, tt.args...)
+		cmd.Dir = root
+		b, err := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != 3 {
+			t.Errorf("%s: exit %d (%v), want 3: %s", tt.name, code, err, b)
+		}
+	}
+	for _, p := range []string{"out\ntouch PWNED #", "out2"} {
+		if _, err := os.Stat(filepath.Join(root, p)); err == nil {
+			t.Errorf("refused run created %q", p)
+		}
+	}
+
+	ctx := context.Background()
+	recs := filepath.Join(root, "args")
+	if err := os.MkdirAll(recs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fake := filepath.Join(root, "fake-mirage")
+	text := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done >" + shq(recs) + "/\"$SLURM_JOB_ID\"\n"
+	if err := os.WriteFile(fake, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	slurm, err := pipelines.NewSlurmExecutor(fake, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pipelines.Run(ctx, smallStudy(2), pipelines.RunOptions{Trace: tr, Out: filepath.Join(root, "out\ntouch PWNED #"),
+		Version: "test", Executor: slurm}); !errors.Is(err, pipelines.ErrSlurmPath) {
+		t.Errorf("Run with a newline in the output directory: %v, want ErrSlurmPath", err)
+	}
+	s := smallStudy(2)
+	s.Name = "s;$(touch${IFS}PWNED)`touch${IFS}PWNED`#"
+	s.Slurm = &pipelines.SlurmSpec{Account: "a'$(touch PWNED) `touch PWNED`; touch PWNED #",
+		ExtraArgs: []string{"--comment=$(touch PWNED) `touch PWNED`; touch PWNED #"}}
+	version := "test\ntouch PWNED #"
+	out := filepath.Join(root, "out3 $(touch PWNED) `touch PWNED`; #")
+	o := pipelines.RunOptions{Trace: tr, Out: out, Version: version, Workers: 1, Executor: slurm}
+	res, err := pipelines.Run(ctx, s, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Executor = nil
+	for _, r := range waitJobs(t, ctx, slurm, s, o) {
+		j := r.Job
+		if j == nil || j.State != "COMPLETED" || j.ExitCode == nil || *j.ExitCode != 0 {
+			t.Errorf("%s: job %+v, want COMPLETED with exit 0", r.Name, j)
+			continue
+		}
+		args := strings.Split(strings.TrimSuffix(string(readFile(t, filepath.Join(recs, j.ID))), "\x00"), "\x00")
+		if i := slices.Index(args, "--key-version"); i < 0 || i+1 >= len(args) || args[i+1] != version || args[2] != r.Name {
+			t.Errorf("%s: mirage got %q, want stage %s and --key-version %q", r.Name, args, r.Name, version)
+		}
+	}
+	if len(res) != 5 {
+		t.Errorf("%d stages submitted, want 5", len(res))
+	}
+	pwned()
+}

@@ -1,6 +1,7 @@
 package pipelines
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -115,61 +116,78 @@ func (j jobScript) args() []string {
 }
 
 // arrayTask stands for the array task's index in args; render writes it
-// as "$SLURM_ARRAY_TASK_ID".
+// as "$SLURM_ARRAY_TASK_ID". No value can be it: render refuses a NUL.
 const arrayTask = "\x00SLURM_ARRAY_TASK_ID"
 
-// render writes the batch script: bash, every path single-quoted, so
-// names with spaces, quotes, $ and backticks reach mirage as they are.
-// The job writes its exit status to ExitAt.JOBID.exit (atomically,
-// by rename) for pipeline status once squeue has forgotten the job.
-func (j jobScript) render() string {
-	var b strings.Builder
-	key := j.Key
-	if key == "" {
-		key = "not known at submission: an input was not built yet"
-	} else {
-		key = key[:16]
+// scriptLines is the number of lines render writes; scriptStatements
+// the shell statements among them (set, cd, the command, rc=, the exit
+// status file, exit): the other lines are comments.
+const (
+	scriptLines      = 11
+	scriptStatements = 6
+)
+
+// render writes the batch script, the one place a script is made: bash,
+// every value (names, key, paths, version, the sbatch arguments in the
+// comment) one shell word on one line (shellQuote), so that whatever a
+// value holds it reaches mirage as it is and no comment ends early. It
+// refuses what check refuses. The job writes its exit status to
+// ExitAt.JOBID.exit (atomically, by rename) for pipeline status once
+// squeue has forgotten the job.
+func (j jobScript) render() (string, error) {
+	if err := j.check(); err != nil {
+		return "", err
 	}
-	fmt.Fprintf(&b, "#!/bin/bash\n# mirage pipeline stage %s of study %s (key %s).\n", j.Stage, j.Study, key)
+	var b strings.Builder
+	key := "not known at submission: an input was not built yet"
+	if j.Key != "" {
+		key = shellQuote(j.Key[:min(16, len(j.Key))])
+	}
+	fmt.Fprintf(&b, "#!/bin/bash\n# mirage pipeline stage %s of study %s (key %s).\n", shellQuote(j.Stage), shellQuote(j.Study), key)
 	b.WriteString("# Written and submitted by mirage pipeline run --executor slurm, as:\n#   sbatch")
 	for _, a := range j.Sbatch {
 		b.WriteString(" " + shellQuote(a))
 	}
 	b.WriteString(" THIS-SCRIPT\n# Its outputs go to OUT/stages/STAGE-KEY/, meta.json last.\nset -u\n")
 	fmt.Fprintf(&b, "cd -- %s || exit 1\n", shellQuote(j.Out))
-	quoted := make([]string, 0, 16)
-	for _, a := range j.args() {
-		if a == arrayTask {
+	args := j.args()
+	quoted := make([]string, 0, len(args))
+	for i, a := range args {
+		switch {
+		case a == arrayTask:
 			quoted = append(quoted, `"$SLURM_ARRAY_TASK_ID"`)
-			continue
+		case i == 0:
+			quoted = append(quoted, shellCommandQuote(a))
+		default:
+			quoted = append(quoted, shellQuote(a))
 		}
-		quoted = append(quoted, shellQuote(a))
 	}
 	b.WriteString(strings.Join(quoted, " ") + "\n")
 	exit := shellQuote(j.ExitAt+".") + `"${SLURM_JOB_ID:-none}"` + shellQuote(".exit")
 	b.WriteString("rc=$?\n")
-	fmt.Fprintf(&b, "printf '%%s\\n' \"$rc\" >%s.tmp && mv -f %s.tmp %s\n", exit, exit, exit)
+	fmt.Fprintf(&b, "printf '%%s\\n' \"$rc\" >%s.tmp && mv -f -- %s.tmp %s\n", exit, exit, exit)
 	b.WriteString("exit \"$rc\"\n")
-	return b.String()
+	return b.String(), nil
 }
 
-// shellQuote returns s as one POSIX shell word: as it is when made only
-// of safe characters, else in single quotes, a quote inside written as
-// close-quote, backslash-quote, open-quote:
-//
-//	it's  →  'it'\''s'
-func shellQuote(s string) string {
-	safe := s != ""
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_-+=:,./@%", c)) {
-			safe = false
-			break
+// check refuses what render cannot write: a NUL in any value (bash ends
+// a string there, and no argument can hold one), and a stage or study
+// copy starting with "-" (mirage would read it as an option).
+func (j jobScript) check() error {
+	fields := []struct{ name, v string }{{"stage", j.Stage}, {"study copy", j.StudyAt}, {"study name", j.Study}, {"key", j.Key},
+		{"binary", j.Binary}, {"trace", j.Trace}, {"output directory", j.Out}, {"version", j.Version}, {"exit status path", j.ExitAt}}
+	for i, a := range j.Sbatch {
+		fields = append(fields, struct{ name, v string }{fmt.Sprintf("sbatch argument %d", i+1), a})
+	}
+	for i, f := range fields {
+		switch {
+		case strings.ContainsRune(f.v, 0):
+			return fmt.Errorf("batch script of stage %q: %s %q holds a NUL", j.Stage, f.name, f.v)
+		case i < 2 && strings.HasPrefix(f.v, "-"): // the positional arguments
+			return fmt.Errorf("batch script of stage %q: %s %q starts with -", j.Stage, f.name, f.v)
 		}
 	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return nil
 }
 
 // slurmPattern escapes a path for sbatch --output, where % starts a
@@ -181,4 +199,21 @@ func slurmPattern(path string) string {
 		return path
 	}
 	return strings.ReplaceAll(path, "%", "%%")
+}
+
+// ErrSlurmPath is wrapped by the error for a path the Slurm executor
+// cannot give a job (CheckSlurmPath).
+var ErrSlurmPath = errors.New("path unfit for a Slurm job")
+
+// CheckSlurmPath refuses a path (what names it: a flag, a field) that
+// holds a newline, a carriage return or a NUL: sbatch --output, Slurm's
+// job records and the jobs' logs hold one line, and no argument holds a
+// NUL. The Slurm executor checks its output directory, trace and binary
+// with it before submitting anything; mirage pipeline run checks -o and
+// --trace.
+func CheckSlurmPath(what, path string) error {
+	if i := strings.IndexAny(path, "\n\r\x00"); i >= 0 {
+		return fmt.Errorf("%w: %s %q holds a newline, carriage return or NUL (byte %d): choose a path without one", ErrSlurmPath, what, path, i)
+	}
+	return nil
 }

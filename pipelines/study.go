@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/ingest"
 )
@@ -277,6 +278,9 @@ func (s *Study) Validate() error {
 	bad := func(field, format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrStudy, field, fmt.Sprintf(format, args...))
 	}
+	if err := s.checkText(); err != nil {
+		return err
+	}
 	switch {
 	case s.Name == "" || strings.ContainsAny(s.Name, "/\\ \t\n"):
 		return bad("name", "%q: want a non-empty name without spaces or slashes", s.Name)
@@ -356,6 +360,19 @@ func (s *Study) Validate() error {
 		if s.Grid.Decision != 0 || s.Grid.Dense != 0 || s.Grid.Sparse != 0 {
 			return bad("grid", "decision, dense and sparse need probes: grid")
 		}
+	}
+	seen := map[string]bool{}
+	for i, m := range s.Models {
+		if err := checkModel(i, m); err != nil {
+			return err
+		}
+		if seen[modelName(m)] {
+			return bad(fmt.Sprintf("models[%d]", i), "%s given twice", modelName(m))
+		}
+		seen[modelName(m)] = true
+	}
+	if err := evaluate.CheckPolicies(strings.Join(s.Policies, ",")); err != nil { // the directories: Run
+		return bad("policies", "%v", err)
 	}
 	return nil
 }

@@ -217,6 +217,13 @@ func TestLoad_Errors(t *testing.T) {
 		{"SynthAndInputs", "k.yaml", strings.Replace(ls6, "  zone:", "  inputs: [a.sacct]\n  synth: {jobs: 10}\n  zone:", 1), []string{"k.yaml", "trace.synth"}},
 		{"SynthStart", "l.yaml", strings.Replace(ls6, "  zone:", "  synth: {start: soon}\n  zone:", 1), []string{"trace.synth.start", "soon"}},
 		{"CVFolds", "m.yaml", strings.Replace(ls6, "  overlap: 1h", "  overlap: 1h\n  cv_folds: 1", 1), []string{"budget.cv_folds"}},
+		{"KindTypo", "n.yaml", strings.Replace(ls6, "{kind: xgboost, target: interrupt}", "{kind: forrest}", 1), []string{"n.yaml", "models[0].kind", "forrest"}},
+		{"KindPath", "o.yaml", strings.Replace(ls6, "{kind: estimate-rt}", "{kind: \"../../evil\"}", 1), []string{"models[2].kind", "../../evil"}},
+		{"TargetPath", "p.yaml", strings.Replace(ls6, "target: interrupt", "target: ../x", 1), []string{"models[0].target", "../x"}},
+		{"PolicyTypo", "q.yaml", strings.Replace(ls6, "oracle-cost]", "oracle-cots]", 1), []string{"policies", "oracle-cots"}},
+		{"AccountNewline", "r.yaml", ls6 + "slurm: {account: \"a\\ntouch PWNED #\"}\n", []string{"r.yaml", "slurm.account", "newline"}},
+		{"ExtraArgCR", "s.json", `{"slurm": {"extra_args": ["--qos=x", "--a=\r"]}}`, []string{"s.json", "slurm.extra_args[1]"}},
+		{"NameNUL", "t.yaml", strings.Replace(ls6, "name: ls6", `name: "ls\0x"`, 1), []string{"t.yaml", "name"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := pipelines.Load(tt.path, []byte(tt.data))

@@ -79,6 +79,11 @@ queued.
 			case "", "local":
 			case "slurm":
 				exec = slurm
+				for _, p := range [][2]string{{"-o", out}, {"--trace", tracePath}} {
+					if err := pipelines.CheckSlurmPath("pipeline run --executor slurm: "+p[0], p[1]); err != nil {
+						return usageError{err}
+					}
+				}
 			default:
 				return usagef("pipeline: --executor %q: want local or slurm", executor)
 			}

@@ -156,3 +156,44 @@ func testPipelineRunStatus(t *testing.T, dir, tr, study, text string) {
 		}
 	}
 }
+
+// TestPipeline_SlurmLineBreakPath: under --executor slurm an -o or
+// --trace path holding a newline or a carriage return (which sbatch
+// --output and the job's records cannot hold, and which once ended the
+// batch script's comment) is a usage error naming the flag, before any
+// work: no sbatch runs, no output directory, nothing the path holds runs.
+func TestPipeline_SlurmLineBreakPath(t *testing.T) {
+	dir := t.TempDir()
+	study := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(study, []byte(tinyStudy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "bin")
+	calls := filepath.Join(dir, "sbatch.calls")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "sbatch"), []byte("#!/bin/sh\necho \"$*\" >>'"+calls+"'\necho 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out := filepath.Join(dir, "out\ntouch PWNED #")
+	tr := filepath.Join(dir, "t\r.parquet")
+	for _, tt := range []struct {
+		flag string
+		args []string
+	}{
+		{"-o", []string{"-o", out}},
+		{"--trace", []string{"--trace", tr, "-o", filepath.Join(dir, "o")}},
+	} {
+		args := append([]string{"pipeline", "run", study, "--executor", "slurm"}, tt.args...)
+		if _, stderr, code := run(t, args...); code != exitUsage || !strings.Contains(stderr, tt.flag+" ") || !strings.Contains(stderr, "newline") {
+			t.Errorf("%s with a line break: exit %d, want %d naming %s: %s", tt.flag, code, exitUsage, tt.flag, stderr)
+		}
+	}
+	for _, p := range []string{out, filepath.Join(dir, "o"), calls, filepath.Join(dir, "PWNED"), "PWNED"} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%q exists", p)
+		}
+	}
+}

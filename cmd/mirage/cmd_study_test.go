@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -223,4 +224,72 @@ func readFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestStudy_ShowRefusesWhatRunRefuses: a hostile or mistyped study (a
+// model kind or target that is a path or a typo, an unknown policy, a
+// line break in a field that reaches a batch script or a command line) is
+// refused by the one validation that pipelines.Load, study show,
+// pipeline run, features build --study, evaluate --study and train
+// --study share, with the same message naming the field, exit 3.
+func TestStudy_ShowRefusesWhatRunRefuses(t *testing.T) {
+	_, text, err := pipelines.Builtin("synth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	synth := string(text)
+	models := "  - {kind: dqn, episodes: 100}\n"
+	policies := "policies: [reactive, immediate, avg, slurm-estimate, oracle, oracle-cost]\n"
+	dir := t.TempDir()
+	for _, tt := range []struct{ name, old, new, field string }{
+		{"KindPath", models, "  - {kind: \"../../evil\"}\n", "models[0].kind"},
+		{"KindTypo", models, "  - {kind: forrest}\n", "models[0].kind"},
+		{"TargetPath", models, "  - {kind: forest, target: \"../../evil\"}\n", "models[0].target"},
+		{"TargetTypo", models, "  - {kind: xgboost, target: interupt}\n", "models[0].target"},
+		{"TargetOfEstimate", models, "  - {kind: estimate-rt, target: r}\n", "models[0].target"},
+		{"EpisodesOfForest", "  - {kind: forest}\n", "  - {kind: forest, episodes: 3}\n", "models[1].episodes"},
+		{"DQNField", models, "  - {kind: dqn, dqn: {learning_speed: 2}}\n", "models[0].dqn"},
+		{"ModelTwice", "  - {kind: forest}\n", "  - {kind: forest}\n  - {kind: forest}\n", "models[2]"},
+		{"PolicyTypo", policies, "policies: [reactive, oracle-cots]\n", "policies"},
+		{"PolicyNoDir", policies, "policies: [reactive, \"forest:\"]\n", "policies"},
+		{"PolicyTwice", policies, "policies: [reactive, reactive]\n", "policies"},
+		{"PolicyLambda", policies, "policies: [\"oracle-cost@λ=-1\"]\n", "policies"},
+		{"NameNewline", "name: synth\n", "name: \"synth\\ntouch PWNED #\"\n", "name"},
+		{"AccountNewline", "predictions: true\n", "predictions: true\nslurm: {account: \"proj\\ntouch PWNED #\"}\n", "slurm.account"},
+		{"PartitionCR", "predictions: true\n", "predictions: true\nslurm: {partition: \"gpu\\rx\"}\n", "slurm.partition"},
+		{"ExtraArgNewline", "predictions: true\n", "predictions: true\nslurm: {extra_args: [\"--qos=a\\ntouch PWNED\"]}\n", "slurm.extra_args[0]"},
+		{"InputNUL", "  synth: {jobs: 30000, seed: 1}\n", "  inputs: [\"a\\0b.sacct\"]\n", "trace.inputs[0]"},
+		{"ClusterNewline", "  cluster: synth\n", "  cluster: \"synth\\nx\"\n", "trace.cluster"},
+		{"RuntimeModelNewline", "predictions: true\n", "predictions: true\nfeatures: {runtime_model: \"m\\nx\"}\n", "features.runtime_model"},
+		{"DQNValueNewline", models, "  - {kind: dqn, dqn: {hidden: \"a\\nb\"}}\n", "models[0].dqn.hidden"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(synth, tt.old) {
+				t.Fatalf("synth study has no %q", tt.old)
+			}
+			data := strings.Replace(synth, tt.old, tt.new, 1)
+			path := filepath.Join(dir, tt.name+".yaml")
+			if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := pipelines.Load(path, []byte(data))
+			if !errors.Is(err, pipelines.ErrStudy) || !strings.Contains(err.Error(), ": "+tt.field+": ") {
+				t.Fatalf("Load: %v, want ErrStudy naming %s", err, tt.field)
+			}
+			tr, out := filepath.Join(dir, "t.parquet"), filepath.Join(dir, tt.name)
+			for _, args := range [][]string{{"study", "show", path}, {"pipeline", "run", path, "-o", out},
+				{"features", "build", "--study", path, "--trace", tr, "-o", out + ".parquet"},
+				{"evaluate", "--study", path, "--trace", tr, "-o", out},
+				{"train", "--model", "dqn", "--study", path, "--trace", tr, "-o", out}} {
+				if _, stderr, code := run(t, args...); code != exitUsage || !strings.Contains(stderr, err.Error()) {
+					t.Errorf("%s: exit %d, want %d with %q: %s", strings.Join(args[:2], " "), code, exitUsage, err, stderr)
+				}
+			}
+			for _, p := range []string{out, out + ".parquet"} {
+				if _, err := os.Stat(p); !os.IsNotExist(err) {
+					t.Errorf("%s was created", p)
+				}
+			}
+		})
+	}
 }

@@ -1,0 +1,51 @@
+package evaluate
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// policyNames are the policies that read no model directory.
+var policyNames = []string{"reactive", "immediate", "avg", "slurm-estimate", "slurm-estimate-rt", "oracle", OracleCostName}
+
+// policyDirKinds are the KINDs of the policies KIND:DIR, which read a
+// model directory.
+var policyDirKinds = []string{"slurm-estimate", "runtime-estimate", "forecast", "forest", "xgboost", "dqn"}
+
+// policyWant is what an unknown policy's error asks for.
+var policyWant = "want reactive, immediate, avg, slurm-estimate, slurm-estimate-rt, slurm-estimate:DIR, runtime-estimate:DIR, forecast:DIR, oracle, " +
+	OracleCostName + ", " + OracleCostName + "@λ=V, forest:DIR, xgboost:DIR or dqn:DIR"
+
+// CheckPolicies checks a comma-separated policy list as ParsePolicies
+// does, without opening any model directory: each name is known (a
+// KIND:DIR's kind, with a DIR), oracle-cost@λ=V's V is a finite number
+// >= 0, and none is given twice. A list that passes can still fail
+// ParsePolicies on a DIR that holds no model of its kind.
+func CheckPolicies(list string) error {
+	seen := map[string]bool{}
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if seen[s] {
+			return fmt.Errorf("%w: %q given twice", ErrPolicy, s)
+		}
+		seen[s] = true
+		if slices.Contains(policyNames, s) {
+			continue
+		}
+		if _, ok, err := parseOracleCost(s); ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if kind, dir, ok := strings.Cut(s, ":"); ok && dir != "" && slices.Contains(policyDirKinds, kind) {
+			continue
+		}
+		return fmt.Errorf("%w %q: %s", ErrPolicy, s, policyWant)
+	}
+	return nil
+}
