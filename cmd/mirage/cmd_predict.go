@@ -55,6 +55,9 @@ func runPredict(cmd *cobra.Command, g *globalOptions) error {
 	if c.Model == "" || c.Samples == "" || c.Output == "" {
 		return usagef("predict: --model, --samples and -o are required")
 	}
+	if err := checkOutput("predict -o", c.Output, outputFile); err != nil {
+		return err
+	}
 	began := time.Now()
 	a, err := train.Open(c.Model)
 	if errors.Is(err, train.ErrDQNModel) {
