@@ -171,7 +171,9 @@ func TestCommands_BadOutputExit3(t *testing.T) {
 			}
 			return ""
 		}},
-		{"ReadOnlyFS", func(r string, c outputCommand) string { return filepath.Join(os.Getenv("MIRAGE_TEST_READONLY_DIR"), c.file) }, "read-only file system", func(outputCommand) string {
+		{"ReadOnlyFS", func(r string, c outputCommand) string {
+			return filepath.Join(os.Getenv("MIRAGE_TEST_READONLY_DIR"), c.file)
+		}, "read-only file system", func(outputCommand) string {
 			if os.Getenv("MIRAGE_TEST_READONLY_DIR") == "" {
 				return "set MIRAGE_TEST_READONLY_DIR to a directory on a read-only file system"
 			}
