@@ -144,6 +144,7 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 			os.Remove(tmpOut)
 		}
 	}()
+	q.pathOf = pathOf
 	sum.Inputs = make([]InputSummary, len(inputs))
 	var formats []string
 	p := newPipe(w)
