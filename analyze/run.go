@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -26,6 +27,8 @@ type Section struct {
 // Analysis is everything Analyze computes; Write writes it. Every slice
 // is in a deterministic order (documented per table in README.md).
 type Analysis struct {
+	// Trace is the trace file's base name: not the path as the caller
+	// spelled it, so the outputs do not depend on where the trace is.
 	Trace  string `json:"trace"`
 	Format string `json:"format"` // as ingest recorded it ("" when unknown)
 	Zone   string `json:"zone"`
@@ -166,7 +169,7 @@ func Analyze(ctx context.Context, path string, opts Options) (*Analysis, error) 
 		return nil, fmt.Errorf("analyze: %w", err)
 	}
 	defer r.Close()
-	a := &Analysis{Trace: path, Jobs: r.NumRows(), CapacitySource: "inferred"}
+	a := &Analysis{Trace: filepath.Base(path), Jobs: r.NumRows(), CapacitySource: "inferred"}
 	loc := zoneOf(r, &opts, a)
 	if opts.Nodes > 0 {
 		a.CapacitySource = "given"

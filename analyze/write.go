@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/mirage-hpc/mirage/internal/atomicdir"
 	"github.com/mirage-hpc/mirage/internal/atomicfile"
 )
 
@@ -34,10 +34,14 @@ const (
 	Summary = "summary.json"
 )
 
+// DirFiles are the names (filepath.Match patterns) an analysis
+// directory holds: Write refuses to replace a directory holding anything
+// else (atomicdir.ErrForeign).
+var DirFiles = []string{"*.parquet", Summary, Page, "*.png", "*.svg"}
+
 // Run analyzes the trace at path (Analyze) and writes the tables, the
-// summary, and with opts.Figures the figures and the page into dir,
-// each file atomically (temporary file, then rename). It returns the
-// analysis.
+// summary, and with opts.Figures the figures and the page into dir as a
+// unit (Write). It returns the analysis.
 func Run(ctx context.Context, path, dir string, opts Options) (*Analysis, error) {
 	a, err := Analyze(ctx, path, opts)
 	if err != nil {
@@ -49,12 +53,42 @@ func Run(ctx context.Context, path, dir string, opts Options) (*Analysis, error)
 	return a, nil
 }
 
-// Write writes a's tables and summary.json into dir (created when
-// missing), and with figures the figures (PNG and SVG) and analysis.html.
+// beforeFile, when not nil, is called before each file Write writes,
+// with its name; an error stops Write there (tests: a failure midway).
+var beforeFile func(name string) error
+
+// Write writes a's tables and summary.json, and with figures the figures
+// (PNG and SVG) and analysis.html, into dir as a unit (internal/atomicdir):
+// every file goes into a temporary directory beside dir, renamed over dir
+// only once complete, so a failed or killed run leaves the previous
+// directory whole, and the next run removes what a killed one left. A
+// second live writer of dir gets an error matching atomicfile.ErrLocked;
+// a dir holding files other than DirFiles is refused (atomicdir.ErrForeign).
 // Every table is written, empty when its section is absent.
 func (a *Analysis) Write(dir string, figures bool) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	d, err := atomicdir.Create(dir, DirFiles...)
+	if err != nil {
 		return fmt.Errorf("analyze: %w", err)
+	}
+	if err := a.writeFiles(d.Path, figures); err != nil {
+		d.Abort()
+		return err
+	}
+	if err := d.Commit(); err != nil {
+		return fmt.Errorf("analyze: %w", err)
+	}
+	return nil
+}
+
+// writeFiles writes every file of the analysis into dir, which exists.
+func (a *Analysis) writeFiles(dir string, figures bool) error {
+	write := func(name string, data []byte) error {
+		if beforeFile != nil {
+			if err := beforeFile(name); err != nil {
+				return err
+			}
+		}
+		return atomicfile.WriteFile(filepath.Join(dir, name), data)
 	}
 	for _, t := range []struct {
 		name  string
@@ -95,6 +129,11 @@ func (a *Analysis) Write(dir string, figures bool) error {
 		{TableLengths, func(p string) error { return writeTable(p, a.Lengths) }},
 		{TableFidelity, func(p string) error { return writeTable(p, a.Fidelity) }},
 	} {
+		if beforeFile != nil {
+			if err := beforeFile(t.name); err != nil {
+				return fmt.Errorf("analyze: write %s: %w", t.name, err)
+			}
+		}
 		if err := t.write(filepath.Join(dir, t.name)); err != nil {
 			return fmt.Errorf("analyze: write %s: %w", t.name, err)
 		}
@@ -103,7 +142,7 @@ func (a *Analysis) Write(dir string, figures bool) error {
 	if err != nil {
 		return fmt.Errorf("analyze: %w", err)
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, Summary), append(b, '\n')); err != nil {
+	if err := write(Summary, append(b, '\n')); err != nil {
 		return fmt.Errorf("analyze: %w", err)
 	}
 	if !figures {
@@ -115,7 +154,7 @@ func (a *Analysis) Write(dir string, figures bool) error {
 	}
 	for _, f := range figs {
 		for ext, data := range map[string][]byte{".png": f.png, ".svg": f.svg} {
-			if err := atomicfile.WriteFile(filepath.Join(dir, f.name+ext), data); err != nil {
+			if err := write(f.name+ext, data); err != nil {
 				return fmt.Errorf("analyze: %w", err)
 			}
 		}
@@ -124,7 +163,7 @@ func (a *Analysis) Write(dir string, figures bool) error {
 	if err != nil {
 		return fmt.Errorf("analyze: page: %w", err)
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, Page), page); err != nil {
+	if err := write(Page, page); err != nil {
 		return fmt.Errorf("analyze: %w", err)
 	}
 	return nil

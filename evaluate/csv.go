@@ -88,13 +88,16 @@ func ReadCSV(r io.Reader) ([]Row, error) {
 var DirFiles = []string{"metrics.json", "windows.csv", "report.html", "*.svg", "*.png"}
 
 // WriteDir writes dir/metrics.json (with ModelDirs: the model policies'
-// directories relative to dir) and dir/windows.csv (costs at m.Lambda) as
+// directories relative to dir, unless m has them already: ModelDirsIn)
+// and dir/windows.csv (costs at m.Lambda) as
 // a unit: both go into a temporary directory beside dir that replaces dir
 // only when complete (atomicdir), so metrics.json and windows.csv always
 // come from one run; a concurrent writer of dir fails
 // (atomicfile.ErrLocked).
 func WriteDir(dir string, m Metrics, rows []Row) error {
-	m.ModelDirs = modelDirs(dir, m)
+	if m.ModelDirs == nil {
+		m.ModelDirs = modelDirs(dir, m)
+	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err

@@ -403,8 +403,18 @@ func SweepModels(ps []Policy) []Policy {
 // xgboost:DIR, dqn:DIR. A model policy runs at its manifest's operating
 // point; one θ in thetas (hours) overrides it for models of r, and with
 // more than one θ each model of r also gets one policy per θ, named
-// "BASE@θ=VALUE". A model directory is opened once.
+// "BASE@θ=VALUE". A model directory is opened once, as named (relative
+// to the working directory).
 func ParsePolicies(list string, thetas []float64, marginSec int64) ([]Policy, error) {
+	return ParsePoliciesIn(list, thetas, marginSec, nil)
+}
+
+// ParsePoliciesIn is ParsePolicies with the model directories found by
+// dirOf: a policy KIND:DIR keeps its name and opens dirOf(DIR) (nil:
+// DIR). A caller can so name its models by a path that does not depend
+// on where its outputs are (mirage pipeline names them relative to its
+// output directory), since the name is in every output.
+func ParsePoliciesIn(list string, thetas []float64, marginSec int64, dirOf func(string) string) ([]Policy, error) {
 	if err := CheckPolicies(list); err != nil { // the names, before any directory is opened
 		return nil, err
 	}
@@ -438,6 +448,9 @@ func ParsePolicies(list string, thetas []float64, marginSec int64) ([]Policy, er
 				continue
 			}
 			kind, dir, ok := strings.Cut(s, ":")
+			if ok && dir != "" && dirOf != nil {
+				dir = dirOf(dir)
+			}
 			if ok && kind == "dqn" && dir != "" {
 				d, err := NewDQN(s, dir)
 				if err != nil {

@@ -65,6 +65,13 @@ func ReadWindows(dir string) ([]Row, error) {
 // to the evaluation directory evalDir (slash-separated), or absolute when
 // there is no relative path (another volume).
 func modelDirs(evalDir string, m Metrics) map[string]string {
+	return ModelDirsIn(evalDir, m, nil)
+}
+
+// ModelDirsIn is what WriteDir records as m.ModelDirs for policies
+// parsed by ParsePoliciesIn with dirOf: each model family's directory
+// dirOf(DIR) (nil: DIR), relative to evalDir.
+func ModelDirsIn(evalDir string, m Metrics, dirOf func(string) string) map[string]string {
 	out := map[string]string{}
 	absEval, err := filepath.Abs(evalDir)
 	if err != nil {
@@ -78,7 +85,11 @@ func modelDirs(evalDir string, m Metrics) map[string]string {
 		if _, done := out[n.Family]; done {
 			continue
 		}
-		abs, err := filepath.Abs(n.Dir)
+		dir := n.Dir
+		if dirOf != nil {
+			dir = dirOf(dir)
+		}
+		abs, err := filepath.Abs(dir)
 		if err != nil {
 			continue
 		}

@@ -163,7 +163,7 @@ func sacctRow(tb testing.TB, z *zone, kv ...string) (rowParser, [][]byte) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return rowParser{lay: lay, zone: z, path: "test.txt", strs: interner{}}, fields
+	return rowParser{lay: lay, zone: z, path: "test.txt", source: "test.txt", strs: interner{}}, fields
 }
 
 func TestRowParser_DST(t *testing.T) {

@@ -22,7 +22,10 @@ type collector struct {
 	strict bool
 	sum    *Summary
 	in     *InputSummary
-	path   string
+	// path names the input in messages (as the caller spelled it);
+	// source in the output (source_file, the quarantine file's file):
+	// what does not depend on the spelling.
+	path, source string
 
 	// maxLine and maxField are Options.MaxLineBytes and MaxFieldBytes
 	// (0: the defaults).
@@ -82,7 +85,7 @@ func (c *collector) bad(perr *ParseError, raw []byte) error {
 	c.sum.Quarantined++
 	c.in.Quarantined++
 	reason := perr.Err.Error()
-	return c.q.write(QuarantineRecord{File: perr.Path, Line: perr.Line, Field: perr.Field, Reason: reason, Raw: string(raw)})
+	return c.q.write(QuarantineRecord{File: c.source, Line: perr.Line, Field: perr.Field, Reason: reason, Raw: string(raw)})
 }
 
 // longLine counts and quarantines a line skipped for its length (or

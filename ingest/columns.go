@@ -105,7 +105,8 @@ type rowParser struct {
 	lay     layout
 	zone    *zone
 	cluster string
-	path    string
+	path    string // the input as named in messages
+	source  string // the input as written in source_file
 	strs    interner
 	last    [numCols]lastString    // per-column cache in front of strs
 	states  map[string]parsedState // ParseState results by text
@@ -168,7 +169,7 @@ func (p *rowParser) parse(fields [][]byte, line int64, id jobID, rawID []byte, j
 	*j = trace.NewJob()
 	p.textErr, p.line = nil, line
 	j.JobID = string(rawID)
-	j.SourceFile, j.SourceLine = p.path, line
+	j.SourceFile, j.SourceLine = p.source, line
 	j.JobIDRaw = id.id
 	if id.array {
 		j.ArrayJobID, j.ArrayTaskID = id.id, id.task

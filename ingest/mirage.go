@@ -44,7 +44,7 @@ func readMirage(c *collector, r io.Reader, z *zone, cluster string) error {
 	if lerr != nil {
 		return &ParseError{Path: c.path, Line: headerLine, Err: lerr}
 	}
-	p := rowParser{lay: lay, zone: z, cluster: cluster, path: c.path, strs: interner{}}
+	p := rowParser{lay: lay, zone: z, cluster: cluster, path: c.path, source: c.source, strs: interner{}}
 	noteNoSubmit(c, &lay)
 	anchored := len(header) > 3 && strings.EqualFold(string(header[0]), "JobID") &&
 		strings.EqualFold(string(header[1]), "JobName") && strings.EqualFold(string(header[2]), "UID")

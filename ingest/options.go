@@ -116,7 +116,16 @@ type Summary struct {
 
 // InputSummary counts what Run read from one input.
 type InputSummary struct {
+	// Path is the input as the caller named it (for messages); Name is
+	// what the output records of it (source_file, the quarantine file,
+	// the trace's metadata): its base name, NAME#N when two inputs share
+	// one (N its 1-based place among the inputs), so that the output does
+	// not depend on how the path is spelled. SHA256 is the hex digest of
+	// the input file's bytes as stored (compressed or not). Run sets Name
+	// and SHA256; Read, which has no file, neither.
 	Path        string `json:"path"`
+	Name        string `json:"name,omitempty"`
+	SHA256      string `json:"sha256,omitempty"`
 	Format      string `json:"format"`
 	Compression string `json:"compression"`
 	RowsRead    int64  `json:"rows_read"`

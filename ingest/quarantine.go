@@ -43,6 +43,9 @@ type quarantineWriter struct {
 	// field, for ErrNoJobs's message.
 	first  *QuarantineRecord
 	fields map[string]int64
+	// pathOf maps a record's file (an input's name) to the input as
+	// named in messages; nil: the name itself.
+	pathOf map[string]string
 }
 
 func newQuarantineWriter(path string) (*quarantineWriter, error) {
@@ -82,7 +85,11 @@ func (q *quarantineWriter) firstReason() string {
 	if q.first == nil {
 		return ""
 	}
-	return (&ParseError{Path: q.first.File, Line: q.first.Line, Field: q.first.Field, Err: errors.New(q.first.Reason)}).Error()
+	file := q.first.File
+	if p, ok := q.pathOf[file]; ok {
+		file = p
+	}
+	return (&ParseError{Path: file, Line: q.first.Line, Field: q.first.Field, Err: errors.New(q.first.Reason)}).Error()
 }
 
 // topFields returns the fields of the most records, sorted ("" stands for

@@ -62,7 +62,7 @@ func Read(ctx context.Context, r io.Reader, name string, opts Options, fn func(*
 	}
 	name, _ = cleanString(name)
 	c := &collector{
-		ctx: ctx, strict: opts.Strict, sum: &sum, in: in, path: name, q: q,
+		ctx: ctx, strict: opts.Strict, sum: &sum, in: in, path: name, source: name, q: q,
 		maxLine: opts.MaxLineBytes, maxField: opts.MaxFieldBytes,
 		w: funcWriter(func(j *trace.Job) error { sum.Jobs++; return fn(j) }),
 	}

@@ -3,6 +3,8 @@ package ingest
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -101,10 +104,15 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 		strictErr   error
 	}
 	dups.perInput = map[string]int64{}
+	names := SourceNames(inputs)
+	pathOf := map[string]string{} // source name: the input as named in messages
+	for i, n := range names {
+		pathOf[n], _ = cleanString(inputs[i])
+	}
 	w, err := trace.Create(tmpOut, trace.WriterOptions{
 		RowGroupRows: opts.RowGroupRows,
 		OnDuplicate: func(kept, dropped *trace.Job) {
-			perr := &ParseError{Path: dropped.SourceFile, Line: dropped.SourceLine, Field: "JobID",
+			perr := &ParseError{Path: pathOf[dropped.SourceFile], Line: dropped.SourceLine, Field: "JobID",
 				Err: fmt.Errorf("%w: %s attempt %d submitted %s is repeated at %s, which is kept",
 					ErrDuplicate, dropped.JobID, dropped.Attempt, dropped.Submit.Format(time.RFC3339), kept.Position())}
 			dups.n++
@@ -118,7 +126,7 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 				return
 			}
 			dups.perInput[dropped.SourceFile]++
-			if werr := q.write(QuarantineRecord{File: perr.Path, Line: perr.Line, Field: perr.Field, Reason: perr.Err.Error()}); werr != nil && dups.strictErr == nil {
+			if werr := q.write(QuarantineRecord{File: dropped.SourceFile, Line: perr.Line, Field: perr.Field, Reason: perr.Err.Error()}); werr != nil && dups.strictErr == nil {
 				dups.strictErr = werr
 			}
 		},
@@ -136,11 +144,12 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 			os.Remove(tmpOut)
 		}
 	}()
+	q.pathOf = pathOf
 	sum.Inputs = make([]InputSummary, len(inputs))
 	var formats []string
 	p := newPipe(w)
 	for i, path := range inputs {
-		sum.Inputs[i].Path = path
+		sum.Inputs[i].Path, sum.Inputs[i].Name = path, names[i]
 		f, err := readInput(ctx, path, i, len(inputs), &sum, p, q, z, &opts)
 		if err != nil {
 			p.close()
@@ -163,8 +172,7 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 	if !opts.Strict {
 		sum.Quarantined += dups.n
 		for i := range sum.Inputs {
-			name, _ := cleanString(sum.Inputs[i].Path)
-			sum.Inputs[i].Quarantined += dups.perInput[name]
+			sum.Inputs[i].Quarantined += dups.perInput[sum.Inputs[i].Name]
 		}
 	}
 	if dups.strictErr != nil {
@@ -306,10 +314,13 @@ func samePath(a, b string) bool {
 }
 
 // ingestMetadata is the JSON recorded under MetaIngest: formats, zone,
-// cluster, and each input's path, format and compression.
+// cluster, and each input's name (InputSummary.Name, not the path as
+// spelled: the trace's bytes do not depend on where its inputs were),
+// sha256, format and compression.
 func ingestMetadata(sum *Summary, cluster string) string {
 	type input struct {
-		Path        string `json:"path"`
+		Name        string `json:"name"`
+		SHA256      string `json:"sha256"`
 		Format      string `json:"format"`
 		Compression string `json:"compression"`
 	}
@@ -320,7 +331,7 @@ func ingestMetadata(sum *Summary, cluster string) string {
 		Inputs  []input `json:"inputs"`
 	}{Format: sum.Format, TZ: sum.TimeZone, Cluster: cluster}
 	for _, in := range sum.Inputs {
-		m.Inputs = append(m.Inputs, input{in.Path, in.Format, in.Compression})
+		m.Inputs = append(m.Inputs, input{in.Name, in.SHA256, in.Format, in.Compression})
 	}
 	b, _ := json.Marshal(m)
 	return string(b)
@@ -361,7 +372,8 @@ func readInput(ctx context.Context, path string, idx, n int, sum *Summary, w job
 	if st, err := f.Stat(); err == nil {
 		size = st.Size()
 	}
-	cr := &countingReader{r: f}
+	h := sha256.New()
+	cr := &countingReader{r: io.TeeReader(f, h)}
 	r, comp, closeFn, err := decompress(cr)
 	if err != nil {
 		return FormatAuto, fmt.Errorf("read %s: %w", path, err)
@@ -386,11 +398,12 @@ func readInput(ctx context.Context, path string, idx, n int, sum *Summary, w job
 		return format, fmt.Errorf("%s: %w: no reader for %s", path, ErrUnknownFormat, format)
 	}
 	in.Format = format.String()
-	// The path is a string of the output (source_file) and of messages:
-	// clean text, like every other string (a file name may hold any byte).
+	// The path and the name are strings of messages and of the output
+	// (source_file): clean text, like every other string (a file name may
+	// hold any byte).
 	name, _ := cleanString(path)
 	c := &collector{
-		ctx: ctx, w: w, q: q, strict: opts.Strict, sum: sum, in: in, path: name,
+		ctx: ctx, w: w, q: q, strict: opts.Strict, sum: sum, in: in, path: name, source: in.Name,
 		maxLine: opts.MaxLineBytes, maxField: opts.MaxFieldBytes,
 		progress: opts.Progress,
 		prog:     Progress{Input: path, InputIndex: idx, Inputs: n, Size: size},
@@ -399,8 +412,33 @@ func readInput(ctx context.Context, path string, idx, n int, sum *Summary, w job
 	if err := read(c, br, z, opts); err != nil {
 		return format, err
 	}
+	// The digest covers the whole file, also what the reader left unread
+	// (what follows a compressed stream).
+	if _, err := io.Copy(io.Discard, cr); err != nil {
+		return format, fmt.Errorf("read %s: %w", path, err)
+	}
+	in.SHA256 = hex.EncodeToString(h.Sum(nil))
 	c.report(true)
 	return format, nil
+}
+
+// SourceNames returns the name each input is recorded under in the
+// output (InputSummary.Name): its base name, as clean text, or NAME#N
+// (N the input's 1-based place) when another input has the same base
+// name.
+func SourceNames(inputs []string) []string {
+	names := make([]string, len(inputs))
+	count := map[string]int{}
+	for i, p := range inputs {
+		names[i], _ = cleanString(filepath.Base(p))
+		count[names[i]]++
+	}
+	for i, n := range names {
+		if count[n] > 1 {
+			names[i] = n + "#" + strconv.Itoa(i+1)
+		}
+	}
+	return names
 }
 
 // logInputs logs each input's counts once duplicates (found only when

@@ -153,7 +153,7 @@ func TestRun_Quarantine(t *testing.T) {
 			}
 			want := append([]ingest.QuarantineRecord(nil), tt.Want...)
 			for i := range want {
-				want[i].File = in
+				want[i].File = filepath.Base(in) // its name, not its path
 			}
 			if diff := cmp.Diff(want, readQuarantine(t, sum.QuarantineFile)); diff != "" {
 				t.Errorf("quarantine mismatch (-want +got):\n%s", diff)
@@ -284,8 +284,8 @@ func TestRun_Duplicates(t *testing.T) {
 	seen := map[string]int{}
 	for _, j := range jobs {
 		seen[j.JobID]++
-		if overlap[j.JobID] && j.SourceFile != b {
-			t.Errorf("job %s kept from %s, want the later file %s", j.JobID, j.SourceFile, b)
+		if overlap[j.JobID] && j.SourceFile != "b.txt" { // its name, not its path
+			t.Errorf("job %s kept from %s, want the later file b.txt", j.JobID, j.SourceFile)
 		}
 	}
 	for id, n := range seen {
@@ -298,7 +298,7 @@ func TestRun_Duplicates(t *testing.T) {
 		t.Fatalf("quarantine = %+v", recs)
 	}
 	for _, r := range recs {
-		if r.File != a || r.Field != "JobID" || !strings.HasPrefix(r.Reason, ingest.ErrDuplicate.Error()) || r.Line < 12 || r.Line > 16 {
+		if r.File != "a.txt" || r.Field != "JobID" || !strings.HasPrefix(r.Reason, ingest.ErrDuplicate.Error()) || r.Line < 12 || r.Line > 16 {
 			t.Errorf("quarantine record = %+v", r)
 		}
 	}

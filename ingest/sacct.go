@@ -73,7 +73,7 @@ func readSacct(c *collector, r io.Reader, z *zone, cluster string) error {
 		return &ParseError{Path: c.path, Line: lr.line, Err: err}
 	}
 	s.columns = fields
-	s.p = rowParser{lay: lay, zone: z, cluster: cluster, path: c.path, strs: interner{}}
+	s.p = rowParser{lay: lay, zone: z, cluster: cluster, path: c.path, source: c.source, strs: interner{}}
 	noteNoSubmit(c, &lay)
 	rows0 := c.in.RowsRead
 	if err := s.rows(lr); err != nil {

@@ -365,7 +365,7 @@ func (s *jsonReader) record(raw []byte, line int64) error {
 		return &ParseError{Path: c.path, Line: line, Field: field,
 			Err: fmt.Errorf("%w: the string holds invalid UTF-8, a lone surrogate or a control character (replaced with U+FFFD unless --strict)", ErrBadText)}
 	}
-	j.SourceFile, j.SourceLine = c.path, line
+	j.SourceFile, j.SourceLine = c.source, line
 	for range steps {
 		if err := c.row(); err != nil {
 			return err

@@ -295,7 +295,7 @@ func TestRun_SacctJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range want {
-		want[i].SourceFile = jsonFixture
+		want[i].SourceFile = filepath.Base(jsonFixture) // its name, not its path
 	}
 	slices.SortStableFunc(want, func(a, b trace.Job) int {
 		if trace.Less(&a, &b) {

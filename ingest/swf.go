@@ -310,7 +310,7 @@ func (s *swfReader) parse(t []byte, line int64, j *trace.Job) (int64, *ParseErro
 	j.JobIDRaw = v[swfJob]
 	j.JobID = strconv.FormatInt(v[swfJob], 10)
 	j.Cluster = s.opts.Cluster
-	j.SourceFile, j.SourceLine = s.c.path, line
+	j.SourceFile, j.SourceLine = s.c.source, line
 	j.State = swfState(status)
 	s.times(j, status)
 	if perr := s.checkYears(j, line); perr != nil {

@@ -60,6 +60,8 @@ type RunOptions struct {
 	Merge         bool
 	// Logger receives progress; nil discards it.
 	Logger *slog.Logger
+	// models are the trained models' policy names (Run sets them).
+	models modelNames
 }
 
 // StageResult is what one stage did.
@@ -237,8 +239,9 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 		return results, err
 	}
 	var models []string // policies of the trained models
+	o.models = modelNames{}
 	for i, m := range s.Models {
-		models = append(models, modelPolicy(m, filepath.Join(trained[i].Dir, modelName(m))))
+		models = append(models, modelPolicy(m, o.models.add(o.Out, filepath.Join(trained[i].Dir, modelName(m)))))
 	}
 	predictions, predicted, err := predictStages(ctx, ex, env, o, valP, traceKey, rt, ingested, trained, &results)
 	if err != nil {
@@ -380,9 +383,10 @@ func evaluateStage(s *Study, p features.Protocol, policies, inputs []string, o R
 		Decision Duration
 		Sweep    bool `json:",omitempty"`
 		// Output is metrics.json's layout: 2 records model_dirs (a
-		// cached evaluation without them is rerun).
+		// cached evaluation without them is rerun), 3 names the trained
+		// models relative to the output directory (modelNames).
 		Output int
-	}{p, s.Policies, s.Grid.Decision, s.Sweep, 2}, inputs: inputs,
+	}{p, s.Policies, s.Grid.Decision, s.Sweep, 3}, inputs: inputs,
 		run: func(ctx context.Context, dir string) error {
 			return runEvaluate(ctx, o, p, policies, s.Sweep, decision, dir)
 		},
@@ -656,9 +660,9 @@ func checkFolds(p features.Protocol, folds int) error {
 }
 
 // parsePolicies parses the evaluated policies, with the models' sweeps
-// when sweep is set.
-func parsePolicies(policyList []string, sweep bool) ([]evaluate.Policy, error) {
-	policies, err := evaluate.ParsePolicies(strings.Join(policyList, ","), nil, 0)
+// when sweep is set; the trained models' directories are o.models'.
+func parsePolicies(o RunOptions, policyList []string, sweep bool) ([]evaluate.Policy, error) {
+	policies, err := evaluate.ParsePoliciesIn(strings.Join(policyList, ","), nil, 0, o.models.dirOf)
 	if err != nil {
 		return nil, fmt.Errorf("%w: policies: %w", ErrStudy, err)
 	}
@@ -669,7 +673,7 @@ func parsePolicies(policyList []string, sweep bool) ([]evaluate.Policy, error) {
 }
 
 func runEvaluate(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, sweep bool, decision time.Duration, dir string) error {
-	policies, err := parsePolicies(policyList, sweep)
+	policies, err := parsePolicies(o, policyList, sweep)
 	if err != nil {
 		return err
 	}
@@ -691,6 +695,7 @@ func runEvaluate(ctx context.Context, o RunOptions, p features.Protocol, policyL
 	}
 	m := evaluate.Compute(res.Rows, opts.Lambda)
 	m.Protocol, m.SimConfig = &p, &fo.Config
+	m.ModelDirs = evaluate.ModelDirsIn(dir, m, o.models.dirOf)
 	return evaluate.WriteDir(dir, m, res.Rows)
 }
 

@@ -305,7 +305,8 @@ func TestRun_DQNAndPredictions(t *testing.T) {
 		}
 	}
 	metrics := string(readFile(t, filepath.Join(stages["evaluate"].Dir, "metrics.json")))
-	for _, policy := range []string{`"dqn:` + filepath.Join(stages["train-dqn"].Dir, "dqn"), `"forest:`, `@θ=`} {
+	// The trained models are named relative to the output directory.
+	for _, policy := range []string{`"dqn:stages/` + filepath.Base(stages["train-dqn"].Dir) + `/dqn"`, `"forest:stages/`, `@θ=`} {
 		if !strings.Contains(metrics, policy) {
 			t.Errorf("metrics.json has no policy %s", policy)
 		}

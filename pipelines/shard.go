@@ -200,7 +200,7 @@ func mergeFeatures(ctx context.Context, o RunOptions, p features.Protocol, rt *r
 // evaluateShard replays shard i of n of p's windows into dir: one
 // rows-C.parquet per chain size, window ids of the whole period.
 func evaluateShard(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, sweep bool, decision time.Duration, i, n int, dir string) error {
-	policies, err := parsePolicies(policyList, sweep)
+	policies, err := parsePolicies(o, policyList, sweep)
 	if err != nil {
 		return err
 	}
@@ -260,5 +260,6 @@ func mergeEvaluate(o RunOptions, p features.Protocol, shards []string, dir strin
 	}
 	m := evaluate.Compute(rows, evaluate.DefaultLambda)
 	m.Protocol, m.SimConfig = &p, &fo.Config
+	m.ModelDirs = evaluate.ModelDirsIn(dir, m, o.models.dirOf)
 	return evaluate.WriteDir(dir, m, rows)
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/train/dqn"
 )
 
@@ -216,8 +217,10 @@ func DQNFigure(m *DQNModel) Figure {
 		what += "; then ε, the exploration rate"
 	}
 	sum := plural(m.Episodes, "episode")
-	if m.Policy != "dqn:"+m.Dir {
-		sum = "From " + m.Dir + ": " + sum
+	// The directory's name, never its path: the page does not depend on
+	// where the model is, or how its path is spelled.
+	if base := filepath.Base(m.Dir); filepath.Base(evaluate.ParseName(m.Policy).Dir) != base {
+		sum = "From " + base + ": " + sum
 	} else {
 		sum = strings.ToUpper(sum[:1]) + sum[1:]
 	}

@@ -42,6 +42,9 @@ type ModelDir struct {
 	// model's figures ("" when not drawn).
 	CalibrationFigure string `json:"calibration_figure,omitempty"`
 	FrontierFigure    string `json:"cv_frontier_figure,omitempty"`
+	// modelSHA256 is the manifest's model_sha256 ("" for DQN), which a
+	// predictions file names its model by.
+	modelSHA256 string
 }
 
 // Classifier reports whether the model predicts a probability (target
@@ -73,7 +76,7 @@ func LoadModelDir(policy, dir string) (ModelDir, error) {
 	if err != nil {
 		return m, err
 	}
-	m.Kind, m.Target, m.OperatingPoint = man.Kind, man.Target, man.OperatingPoint
+	m.Kind, m.Target, m.OperatingPoint, m.modelSHA256 = man.Kind, man.Target, man.OperatingPoint, man.ModelSHA256
 	if m.Target == "" || m.Target == "r_hours" {
 		m.Target = string(train.TargetR)
 	}

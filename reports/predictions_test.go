@@ -97,3 +97,26 @@ func TestRender_Predictions(t *testing.T) {
 		t.Error("report.html still notes the figure as absent")
 	}
 }
+
+// TestPredictionLabel_ByDigest: a predictions file names its model by its
+// directory's base name and digest (mirage predict, pipeline predict
+// stages), not its path; it is labelled as the evaluated model with that
+// digest, wherever the report runs from.
+func TestPredictionLabel_ByDigest(t *testing.T) {
+	labels := NewLabels([]string{"xgboost:runs/a/model", "forest:runs/b/model"})
+	models := []ModelDir{
+		{Policy: "xgboost:runs/a/model", Dir: "/nowhere/a/model", modelSHA256: "abc"},
+		{Policy: "forest:runs/b/model", Dir: "/nowhere/b/model", modelSHA256: "def"},
+	}
+	for _, tt := range []struct{ model, want string }{
+		{"model sha256:def", labels.Label("forest:runs/b/model")},
+		{"model sha256:abc", labels.Label("xgboost:runs/a/model")},
+		{"other sha256:999", "other"},
+	} {
+		p := train.Predictions{Path: "p.parquet", Model: tt.model}
+		p.ModelDir, _, _ = strings.Cut(tt.model, " sha256:")
+		if got := predictionLabel(p, models, labels); got != tt.want {
+			t.Errorf("%s: label %q, want %q", tt.model, got, tt.want)
+		}
+	}
+}

@@ -301,9 +301,16 @@ func addModelFigures(ctx context.Context, rep *Report, labels *Labels, opts Opti
 }
 
 // predictionLabel names a predictions file's series: the short label of
-// the model whose directory it names (the same directory), else the
-// directory's base name, else the file's.
+// the model it names (the same model digest, or the same directory), else
+// the directory's base name, else the file's.
 func predictionLabel(p train.Predictions, models []ModelDir, labels *Labels) string {
+	if _, sha, ok := strings.Cut(p.Model, " sha256:"); ok && sha != "" {
+		for _, m := range models {
+			if m.modelSHA256 == sha {
+				return labels.Label(m.Policy)
+			}
+		}
+	}
 	for _, m := range models {
 		if p.ModelDir != "" {
 			if same, err := sameDir(p.ModelDir, m.Dir); err == nil && same {

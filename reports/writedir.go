@@ -8,16 +8,17 @@ import (
 	"github.com/mirage-hpc/mirage/internal/atomicdir"
 )
 
-// owned are the names a report directory holds: replacing a directory
-// with other files in it is refused (atomicdir.ErrForeign).
-var owned = []string{HTMLFile, "*.png", "*.svg"}
+// DirFiles are the names (filepath.Match patterns) a report directory
+// holds: replacing a directory with other files in it is refused
+// (atomicdir.ErrForeign).
+var DirFiles = []string{HTMLFile, "*.png", "*.svg"}
 
 // writeDir writes the report directory dir as a unit with
 // internal/atomicdir: fill writes into a fresh temporary directory beside
 // dir, which then replaces dir. On error dir is unchanged and nothing is
 // left behind.
 func writeDir(dir string, fill func(tmp string) error) error {
-	d, err := atomicdir.Create(dir, owned...)
+	d, err := atomicdir.Create(dir, DirFiles...)
 	if err != nil {
 		return fmt.Errorf("report directory: %w", err)
 	}

@@ -34,7 +34,10 @@ type WriterOptions struct {
 	// later one is kept. Without it duplicates are dropped silently.
 	OnDuplicate func(kept, dropped *Job)
 	// TempDir holds the sorted runs of inputs larger than RowGroupRows;
-	// "" means the output's directory.
+	// "" means the output's directory. A run is named after the output,
+	// .NAME.runN-RANDOM.tmp: writing to an atomicfile temporary (as
+	// ingest does) names the runs after it, so the next writer of the
+	// output removes those of a killed run (atomicfile.RemoveStale).
 	TempDir string
 }
 

@@ -104,6 +104,11 @@ func adviseFlags(cmd *cobra.Command, g *globalOptions) (adviseOptions, error) {
 	if (o.Submit || o.DryRun) && o.Successor == "" {
 		return o, usagef("advise: --submit and --dry-run need --successor FILE.sbatch")
 	}
+	if o.Audit != "" && o.Audit != "-" {
+		if err := checkOutput("advise --audit", o.Audit, outputAppend); err != nil {
+			return o, err
+		}
+	}
 	return o, nil
 }
 

@@ -80,6 +80,9 @@ func runAnalyze(cmd *cobra.Command, g *globalOptions, o *analyzeOptions, path st
 	if o.out == "" {
 		return usagef("analyze: -o DIR is required")
 	}
+	if err := checkOutput("analyze -o", o.out, outputDir, analyze.DirFiles...); err != nil {
+		return err
+	}
 	opts := o.opts
 	opts.Nodes = o.nodes
 	opts.Figures = !o.noFigures

@@ -74,6 +74,14 @@ func runIngest(cmd *cobra.Command, g *globalOptions, inputs []string) error {
 	if cfg.Output == "" {
 		return usagef("ingest: -o OUT.parquet is required")
 	}
+	if err := checkOutput("ingest -o", cfg.Output, outputFile); err != nil {
+		return err
+	}
+	if cfg.Quarantine != "" {
+		if err := checkOutput("ingest --quarantine", cfg.Quarantine, outputFile); err != nil {
+			return err
+		}
+	}
 	format, err := ingest.ParseFormat(cfg.Format)
 	if err != nil {
 		return usageError{err}

@@ -67,6 +67,11 @@ queued.
 			if out == "" {
 				return usagef("pipeline: -o is required")
 			}
+			if !status {
+				if err := checkOutput("pipeline run -o", out, outputIntoDir); err != nil {
+					return err
+				}
+			}
 			slurm, err := pipelines.NewSlurmExecutor(os.Args[0], nil)
 			if err != nil {
 				return err
@@ -212,6 +217,9 @@ func newPipelineRunStageCommand(g *globalOptions) *cobra.Command {
 			merge, _ := f.GetBool("merge")
 			if out == "" {
 				return usagef("pipeline run-stage: -o is required")
+			}
+			if err := checkOutput("pipeline run-stage -o", out, outputIntoDir); err != nil {
+				return err
 			}
 			s, err := resolveStudy(args[1])
 			if err != nil {

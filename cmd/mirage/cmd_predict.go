@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -55,6 +56,9 @@ func runPredict(cmd *cobra.Command, g *globalOptions) error {
 	if c.Model == "" || c.Samples == "" || c.Output == "" {
 		return usagef("predict: --model, --samples and -o are required")
 	}
+	if err := checkOutput("predict -o", c.Output, outputFile); err != nil {
+		return err
+	}
 	began := time.Now()
 	a, err := train.Open(c.Model)
 	if errors.Is(err, train.ErrDQNModel) {
@@ -76,7 +80,9 @@ func runPredict(cmd *cobra.Command, g *globalOptions) error {
 		return fmt.Errorf("predict %s with %s: %w", c.Samples, c.Model, err)
 	}
 	predSec := time.Since(t0).Seconds()
-	if err := train.WritePredictions(c.Output, s, pred, c.Model+" sha256:"+a.Manifest.ModelSHA256); err != nil {
+	// The model's name and digest, not its path as spelled: the output
+	// does not depend on where the model is.
+	if err := train.WritePredictions(c.Output, s, pred, filepath.Base(filepath.Clean(c.Model))+" sha256:"+a.Manifest.ModelSHA256); err != nil {
 		return err
 	}
 	sum := predictSummary{Model: c.Model, Kind: a.Manifest.Kind, Output: c.Output, Rows: s.Len(),

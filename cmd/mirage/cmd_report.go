@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -93,9 +94,15 @@ func runReport(cmd *cobra.Command, g *globalOptions, o reportOptions, dir string
 	opts.OverlapBudgetH, opts.Decision = o.budget.Hours(), o.decision
 	opts.Seed, opts.Resamples, opts.AnalysisHref = o.seed, o.resamples, o.analysis
 	opts.Logger = g.log()
-	out := o.out
+	out, flag := o.out, "report -o"
 	if out == "" {
-		out = filepath.Join(dir, "report")
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return usagef("report %s: no such evaluation directory", dir)
+		}
+		out, flag = filepath.Join(dir, "report"), "report (default -o DIR/report)"
+	}
+	if err := checkOutput(flag, out, outputDir, reports.DirFiles...); err != nil {
+		return err
 	}
 	rep, err := reports.Render(cmd.Context(), dir, out, opts)
 	if err != nil {

@@ -95,7 +95,7 @@ func runSimStarts(cmd *cobra.Command, g *globalOptions) error {
 	from, to := c.From, c.To
 	c.From, c.To = "", "" // the replay covers the whole trace
 	if c.Output != "" {
-		if err := checkOutputDir(c.Output); err != nil {
+		if err := checkOutput("sim starts -o", c.Output, outputIntoDir); err != nil {
 			return err
 		}
 	}
@@ -239,20 +239,10 @@ func runSimStarts(cmd *cobra.Command, g *globalOptions) error {
 	return nil
 }
 
-// checkOutputDir makes dir (and checks it is writable) before any work.
-func checkOutputDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("-o %s: %w", dir, err)
-	}
-	f, err := os.CreateTemp(dir, ".check-*")
-	if err != nil {
-		return fmt.Errorf("-o %s: not writable: %w", dir, err)
-	}
-	f.Close()
-	return os.Remove(f.Name())
-}
-
 func writeStarts(dir string, sum startsSummary, rows []startRow) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil { // its parent was checked before any work
+		return fmt.Errorf("sim starts -o %s: %w", dir, err)
+	}
 	b, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {
 		return err

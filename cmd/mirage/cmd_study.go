@@ -72,6 +72,9 @@ func runStudyInit(cmd *cobra.Command, g *globalOptions) error {
 	if name == "" {
 		name = ingest.TraceName(tracePath)
 	}
+	if err := checkOutput("study init -o", out, outputFile); err != nil {
+		return err
+	}
 	if ext := strings.ToLower(filepath.Ext(out)); ext != ".yaml" && ext != ".yml" {
 		return usagef("study init: -o %s: want a .yaml file", out)
 	}

@@ -50,6 +50,11 @@ func runSynth(g *globalOptions) error {
 	if cfg.Output == "" {
 		return usagef("synth: -o FILE is required")
 	}
+	if cfg.Output != "-" {
+		if err := checkOutput("synth -o", cfg.Output, outputFile); err != nil {
+			return err
+		}
+	}
 	if cfg.Jobs < 0 || cfg.Nodes <= 0 || cfg.Utilisation <= 0 || cfg.Utilisation > 4 {
 		return usagef("synth: want --jobs >= 0, --nodes > 0 and 0 < --utilisation <= 4")
 	}

@@ -32,7 +32,9 @@ const exitCodesHelp = `Exit status:
        (the message names them), a model (XGBoost or DQN) failing its sha256 or
        not fitting its manifest
   3    bad usage: unknown command or flag, bad flag value, unreadable config file,
-       an output path that cannot be written
+       an output path that cannot be written (checked before any work: its
+       directory must exist and accept files; a missing parent directory is
+       refused, never created)
   130  interrupted (SIGINT, SIGTERM)`
 
 // usageError marks errors caused by the command line or configuration.

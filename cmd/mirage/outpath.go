@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // outputKind says what an output path names.
@@ -13,68 +14,126 @@ type outputKind uint8
 
 const (
 	// outputFile is a file written through a temporary file in its
-	// directory, which must exist.
+	// directory and renamed over it.
 	outputFile outputKind = iota
-	// outputDir is a directory written as a unit (atomicdir); missing
-	// parents are created.
+	// outputAppend is a file appended to (created when missing).
+	outputAppend
+	// outputDir is a directory written as a unit (atomicdir): a
+	// temporary directory beside it renamed into place.
 	outputDir
-	// outputExistingDir is a directory that must exist, written into.
-	outputExistingDir
+	// outputIntoDir is a directory that files are written into, created
+	// when missing; it may hold other files.
+	outputIntoDir
 )
 
 // checkOutput returns a usage error (exit 3) unless path can be written
 // as an output of kind, so that a command fails in milliseconds instead of
-// after its work: the directory it goes in (for outputDir, the nearest
-// existing ancestor) must be a directory this process can create files in;
-// an existing path must be a file for outputFile and a directory
-// otherwise; an existing outputDir may hold only the names matching owned
-// (filepath.Match patterns), since it is replaced as a whole (none: any).
-// flag names the path in the message ("-o").
+// after its work. The rule is the same for every command: the directory
+// the output goes in must exist (a missing parent directory is refused,
+// never created) and be a directory this process can create files in;
+// an existing path must be a file for a file output and a directory for
+// a directory output; a file output may not be spelled as a directory
+// (a trailing slash); an existing outputDir may hold only the names
+// matching owned (filepath.Match patterns), since it is replaced as a
+// whole (none given: anything). flag names the path in the message
+// ("ingest -o").
 func checkOutput(flag, path string, kind outputKind, owned ...string) error {
 	fail := func(format string, args ...any) error {
 		return usagef("%s %s: %s", flag, path, fmt.Sprintf(format, args...))
+	}
+	if path == "" {
+		return usagef("%s: empty path", flag)
+	}
+	isFile := kind == outputFile || kind == outputAppend
+	if isFile && (strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator))) {
+		return fail("names a directory, want a file path")
+	}
+	dir := filepath.Dir(filepath.Clean(path))
+	if err := checkParent(dir); err != nil {
+		return fail("%v", err)
 	}
 	st, err := os.Stat(path)
 	exists := err == nil
 	switch {
 	case err != nil && !errors.Is(err, os.ErrNotExist):
-		return fail("%v", err)
-	case exists && kind == outputFile && st.IsDir():
+		return fail("%v", reason(err))
+	case exists && isFile && st.IsDir():
 		return fail("is a directory, want a file path")
-	case exists && kind != outputFile && !st.IsDir():
+	case exists && !isFile && !st.IsDir():
 		return fail("exists and is not a directory")
-	case !exists && kind == outputExistingDir:
-		return fail("no such directory")
 	}
 	if exists && kind == outputDir && len(owned) > 0 {
 		if err := checkOwnedEntries(path, owned); err != nil {
 			return fail("%v", err)
 		}
 	}
-	dir := filepath.Dir(path)
-	if kind == outputExistingDir {
-		dir = path
+	probe := dir // where the files are created: the temporary, or the output's own
+	if exists && kind == outputIntoDir {
+		probe = path
 	}
-	if kind == outputDir {
-		for {
-			if _, err := os.Stat(dir); err == nil || filepath.Dir(dir) == dir {
-				break
+	if err := canCreateIn(probe); err != nil {
+		return fail("%v", err)
+	}
+	if exists && kind == outputAppend {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return fail("cannot append to it: %v", reason(err))
+		}
+		f.Close()
+	}
+	return nil
+}
+
+// checkParent returns an error unless dir, the directory an output goes
+// in, exists and is a directory: it says whether it is missing or which
+// ancestor is a file.
+func checkParent(dir string) error {
+	st, err := os.Stat(dir)
+	if err == nil {
+		if !st.IsDir() {
+			return fmt.Errorf("%s is a file, not a directory", dir)
+		}
+		return nil
+	}
+	if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+		return fmt.Errorf("directory %s: %v", dir, reason(err))
+	}
+	// Say which ancestor is missing, or is a file.
+	for a := filepath.Dir(dir); ; a = filepath.Dir(a) {
+		if st, err := os.Stat(a); err == nil {
+			if !st.IsDir() {
+				return fmt.Errorf("%s is a file, not a directory", a)
 			}
-			dir = filepath.Dir(dir)
+			break
+		}
+		if filepath.Dir(a) == a {
+			break
 		}
 	}
-	if st, err := os.Stat(dir); err != nil {
-		return fail("directory %s: %v", dir, err)
-	} else if !st.IsDir() {
-		return fail("%s is not a directory", dir)
-	}
+	return fmt.Errorf("directory %s does not exist (create it first)", dir)
+}
+
+// canCreateIn returns an error unless this process can create a file in
+// dir (a read-only file system, missing permission, a pseudo file system
+// such as /proc), by creating and removing one.
+func canCreateIn(dir string) error {
 	f, err := os.CreateTemp(dir, ".mirage-write-check-*")
 	if err != nil {
-		return fail("cannot create files in %s: %v", dir, errors.Unwrap(err))
+		return fmt.Errorf("cannot create files in %s: %v", dir, reason(err))
 	}
 	f.Close()
 	os.Remove(f.Name())
 	return nil
+}
+
+// reason is err without its *os.PathError wrapping (whose path the
+// message already names): "read-only file system", "permission denied".
+func reason(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // checkOwnedEntries returns an error naming the entries of dir that match

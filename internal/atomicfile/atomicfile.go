@@ -2,8 +2,8 @@
 // the content goes to a temporary file in the same directory, is synced,
 // and is renamed over the destination only when complete. Temporary names
 // carry the writer's PID, so that the next writer of the same output
-// removes those of a killed run (RemoveStale); TryLock keeps two live
-// writers off one output.
+// removes those of a killed run (CreateTemp, MkdirTemp and so Write do,
+// and RemoveStale); TryLock keeps two live writers off one output.
 package atomicfile
 
 import (

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,7 +36,9 @@ func TestRemoveStale(t *testing.T) {
 	legacyOld := filepath.Join(dir, ".out.parquet-789.tmp")
 	legacyNew := filepath.Join(dir, ".out.parquet.tmp4242")
 	other := filepath.Join(dir, ".other.parquet.tmp-"+strconv.Itoa(dead)+"-1")
-	for _, p := range []string{killed, live, legacyOld, legacyNew, other} {
+	killedRun := filepath.Join(dir, "."+filepath.Base(killed)+".run0-9.tmp") // the external sort's
+	liveRun := filepath.Join(dir, "."+filepath.Base(live)+".run0-8.tmp")
+	for _, p := range []string{killed, live, legacyOld, legacyNew, other, killedRun, liveRun} {
 		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -54,10 +57,10 @@ func TestRemoveStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(removed) != 2 {
-		t.Errorf("removed %q, want the killed run's and the old legacy temporary", removed)
+	if len(removed) != 3 {
+		t.Errorf("removed %q, want the killed run's temporary and sort run, and the old legacy temporary", removed)
 	}
-	for p, want := range map[string]bool{killed: false, legacyOld: false, live: true, legacyNew: true, other: true} {
+	for p, want := range map[string]bool{killed: false, killedRun: false, legacyOld: false, live: true, liveRun: true, legacyNew: true, other: true} {
 		if _, err := os.Stat(p); (err == nil) != want {
 			t.Errorf("%s: exists %v, want %v", filepath.Base(p), err == nil, want)
 		}
@@ -103,5 +106,77 @@ func TestCreateTemp_Name(t *testing.T) {
 	}
 	if removed, _ := atomicfile.RemoveStale(out); len(removed) != 0 {
 		t.Errorf("removed this process's temporary: %q", removed)
+	}
+}
+
+// TestCreateTemp_RemovesDead: every writer of a path removes what killed
+// writers of it left, before creating its own temporary: temporary files
+// and directories named with a dead PID, and the files named after such
+// a temporary (the external sort's runs of a trace written to one,
+// ..NAME.tmp-PID-R.runN-R.tmp). A live process's temporaries and runs,
+// other outputs' temporaries and the legacy patterns (whose writer no
+// name tells: RemoveStale, under the lock) stay.
+func TestCreateTemp_RemovesDead(t *testing.T) {
+	for _, mk := range []struct {
+		name string
+		make func(path string) (string, error)
+	}{
+		{"CreateTemp", func(p string) (string, error) {
+			f, err := atomicfile.CreateTemp(p)
+			if err != nil {
+				return "", err
+			}
+			f.Close()
+			return f.Name(), nil
+		}},
+		{"MkdirTemp", atomicfile.MkdirTemp},
+		{"Write", func(p string) (string, error) { return p, atomicfile.WriteFile(p, []byte("new")) }},
+	} {
+		t.Run(mk.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out.parquet")
+			dead, live := strconv.Itoa(deadPID(t)), strconv.Itoa(os.Getppid())
+			deadTemp := ".out.parquet.tmp-" + dead + "-11"
+			liveTemp := ".out.parquet.tmp-" + live + "-22"
+			names := map[string]bool{ // name: kept
+				deadTemp:                                        false,
+				"." + deadTemp + ".run0-33.tmp":                 false,
+				"." + deadTemp + ".run12-44.tmp":                false,
+				".out.parquet.tmp-" + dead + "-dir":             false,
+				liveTemp:                                        true,
+				"." + liveTemp + ".run0-55.tmp":                 true,
+				".other.parquet.tmp-" + dead + "-1":             true,
+				"..other.parquet.tmp-" + dead + "-1.run0-2.tmp": true,
+				".out.parquet.tmp4242":                          true,
+				".out.parquet-789.tmp":                          true,
+				"out.parquet.run0-1.tmp":                        true,
+			}
+			for n := range names {
+				p := filepath.Join(dir, n)
+				if strings.HasSuffix(n, "-dir") {
+					if err := os.MkdirAll(filepath.Join(p, "sub"), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			old := time.Now().Add(-2 * atomicfile.LegacyAge)
+			os.Chtimes(filepath.Join(dir, ".out.parquet.tmp4242"), old, old)
+			created, err := mk.make(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for n, kept := range names {
+				if _, err := os.Stat(filepath.Join(dir, n)); (err == nil) != kept {
+					t.Errorf("%s: exists %v, want %v", n, err == nil, kept)
+				}
+			}
+			if _, err := os.Stat(created); err != nil {
+				t.Errorf("its own temporary: %v", err)
+			}
+		})
 	}
 }

@@ -11,16 +11,26 @@ import (
 )
 
 // Temporary names. A temporary file or directory for path DIR/NAME is
-// DIR/.NAME.tmp-PID-RANDOM, where PID is the writing process: the next
-// writer of the same path (holding its Lock) recognises the temporaries
-// of a killed run by their dead PID and removes them (RemoveStale).
+// DIR/.NAME.tmp-PID-RANDOM, where PID is the writing process; a file
+// made for a temporary (the external sort's runs of a trace being written
+// to a temporary file) is named after it, DIR/..NAME.tmp-PID-RANDOM.SUFFIX,
+// so it carries the same PID. The next writer of the same path
+// recognises the temporaries of a killed run by their dead PID and
+// removes them: CreateTemp and MkdirTemp do, before creating their own,
+// and RemoveStale (for a writer holding the path's Lock) also removes
+// the legacy temporaries of earlier versions. A live process's
+// temporaries are never removed.
 
 // tempPrefix returns the prefix of path's temporary names, before the PID.
 func tempPrefix(path string) string { return "." + filepath.Base(path) + ".tmp-" }
 
 // CreateTemp creates a new temporary file for path in path's directory,
-// named so that RemoveStale recognises it once its process is gone.
+// named so that RemoveStale recognises it once its process is gone, after
+// removing the temporaries of path whose process is gone.
 func CreateTemp(path string) (*os.File, error) {
+	if _, err := removeDead(path); err != nil {
+		return nil, err
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), tempPrefix(path)+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return nil, fmt.Errorf("create temporary file for %s: %w", path, err)
@@ -31,6 +41,9 @@ func CreateTemp(path string) (*os.File, error) {
 // MkdirTemp creates a new temporary directory for path beside it, named
 // like CreateTemp's files.
 func MkdirTemp(path string) (string, error) {
+	if _, err := removeDead(path); err != nil {
+		return "", err
+	}
 	dir, err := os.MkdirTemp(filepath.Dir(path), tempPrefix(path)+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return "", fmt.Errorf("create temporary directory for %s: %w", path, err)
@@ -50,6 +63,19 @@ const LegacyAge = time.Hour
 // that no live writer of path is mid-way. It returns the names removed.
 // A temporary of this process is left alone.
 func RemoveStale(path string) ([]string, error) {
+	return remove(path, true)
+}
+
+// removeDead removes the temporaries of path whose PID names no live
+// process (not the legacy ones, whose age is the only clue: that needs
+// the Lock), and returns their names.
+func removeDead(path string) ([]string, error) {
+	return remove(path, false)
+}
+
+// remove removes path's temporaries of dead processes, and with legacy
+// the old legacy ones too.
+func remove(path string, legacy bool) ([]string, error) {
 	dir, base := filepath.Dir(path), filepath.Base(path)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -61,7 +87,7 @@ func RemoveStale(path string) ([]string, error) {
 	var removed []string
 	for _, e := range entries {
 		name := e.Name()
-		if !isStale(dir, name, base) {
+		if !isStale(dir, name, base, legacy) {
 			continue
 		}
 		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
@@ -72,16 +98,20 @@ func RemoveStale(path string) ([]string, error) {
 	return removed, nil
 }
 
-// isStale reports whether name (in dir) is a temporary of base whose
-// writer is gone.
-func isStale(dir, name, base string) bool {
-	if rest, ok := strings.CutPrefix(name, "."+base+".tmp-"); ok {
-		pidText, _, ok := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if !ok || err != nil || pid <= 0 {
-			return false
-		}
+// isStale reports whether name (in dir) is a temporary of base, or a
+// file named after one (.TEMPORARY...), whose writer is gone; with
+// withLegacy, an old temporary of the legacy patterns also is.
+func isStale(dir, name, base string, withLegacy bool) bool {
+	if pid, ok := tempPID(name, base); ok {
 		return pid != os.Getpid() && !processAlive(pid)
+	}
+	if derived, ok := strings.CutPrefix(name, "."); ok {
+		if pid, ok := tempPID(derived, base); ok {
+			return pid != os.Getpid() && !processAlive(pid)
+		}
+	}
+	if !withLegacy {
+		return false
 	}
 	legacy := false
 	if rest, ok := strings.CutPrefix(name, "."+base+".tmp"); ok && isDigits(rest) {
@@ -107,4 +137,19 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// tempPID returns the PID in name when name is a temporary of base
+// (.BASE.tmp-PID-...).
+func tempPID(name, base string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, tempPrefix(base))
+	if !ok {
+		return 0, false
+	}
+	pidText, _, ok := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(pidText)
+	if !ok || err != nil || pid <= 0 {
+		return 0, false
+	}
+	return pid, true
 }
