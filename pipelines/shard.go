@@ -35,7 +35,7 @@ func shardDir(out, stage, key string, i, n int) string {
 }
 
 // runShard runs shard o.Shard of o.Shards of st, unless it or the stage
-// (not forced) is done.
+// (not forced) is done; it holds the shard's lock meanwhile.
 func runShard(ctx context.Context, st stage, o RunOptions) (StageResult, error) {
 	key, dir, err := stageKey(st, o)
 	if err != nil {
@@ -50,6 +50,11 @@ func runShard(ctx context.Context, st stage, o RunOptions) (StageResult, error) 
 		return res, fmt.Errorf("%w: stage %s: shard %d of %d: not a sharded stage or no such shard", ErrStudy, st.name, o.Shard, o.Shards)
 	}
 	sdir := shardDir(o.Out, st.name, key, o.Shard, o.Shards)
+	lock, err := lockShard(sdir)
+	if err != nil {
+		return res, err
+	}
+	defer lock.Unlock()
 	if fileExists(filepath.Join(sdir, "done")) {
 		o.Logger.Info("shard cached", "stage", st.name, "shard", o.Shard, "shards", o.Shards)
 		res.Cached = true
