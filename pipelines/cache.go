@@ -36,15 +36,21 @@ const fingerprintFile = ".fingerprint.json"
 // stageMeta is a finished stage's meta.json: a stage directory without
 // it is unfinished and is redone.
 type stageMeta struct {
-	Stage   string            `json:"stage"`
-	Key     string            `json:"key"`
-	Inputs  []string          `json:"inputs"`
+	Stage  string   `json:"stage"`
+	Key    string   `json:"key"`
+	Inputs []string `json:"inputs"`
+	outputList
+	Seconds float64 `json:"seconds"`
+}
+
+// outputList is what a record (a stage's meta.json, a shard's done file)
+// lists of the files beside it.
+type outputList struct {
 	Outputs map[string]string `json:"outputs_sha256"`
-	// Sizes are the outputs' sizes in bytes; absent in a meta.json of an
-	// earlier mirage (the sizes are then checked against the
-	// fingerprints, or the outputs hashed).
-	Sizes   map[string]int64 `json:"outputs_bytes,omitempty"`
-	Seconds float64          `json:"seconds"`
+	// Sizes are the outputs' sizes in bytes; absent in a record of an
+	// earlier mirage (the outputs are then hashed when their stamps
+	// differ).
+	Sizes map[string]int64 `json:"outputs_bytes,omitempty"`
 }
 
 // isOutput reports whether rel, a path relative to a stage directory
@@ -210,55 +216,66 @@ func checkStage(dir, key string, verify bool) cacheCheck {
 	if err != nil {
 		return cacheCheck{damaged: err.Error()}
 	}
+	metaSum := sha256Hex(b)
+	problem, hashed := matchFiles(files, m.outputList, metaFile, readFingerprints(dir, metaSum), verify)
+	if problem != "" {
+		return cacheCheck{damaged: problem}
+	}
+	c := cacheCheck{fresh: true}
+	if hashed {
+		c.refresh = &fingerprints{Meta: metaSum, Files: make(map[string]stamp, len(files))}
+		for _, f := range files {
+			c.refresh.Files[f.name] = stampOf(f.info)
+		}
+	}
+	return c
+}
+
+// matchFiles compares files with what record lists: exactly those
+// files, each of its size, then each of its sha256, hashed unless its
+// stamp equals the one in stamps (nil: none) and verify is not set. It
+// returns the first problem ("" when none; "samples.parquet: size 1234,
+// want 56789 (and 2 more)") and whether a file was hashed.
+func matchFiles(files []outputFile, list outputList, record string, stamps map[string]stamp, verify bool) (problem string, hashed bool) {
 	var problems []string
 	present := make(map[string]bool, len(files))
 	for _, f := range files {
 		present[f.name] = true
-		want, listed := m.Outputs[f.name]
-		switch size, known := m.Sizes[f.name]; {
+		want, listed := list.Outputs[f.name]
+		switch size, known := list.Sizes[f.name]; {
 		case !listed || want == "":
-			problems = append(problems, f.name+": not an output in "+metaFile)
-		case m.Sizes != nil && !known:
-			problems = append(problems, f.name+": no size in "+metaFile)
+			problems = append(problems, f.name+": not an output in "+record)
+		case list.Sizes != nil && !known:
+			problems = append(problems, f.name+": no size in "+record)
 		case known && f.info.Size() != size:
 			problems = append(problems, fmt.Sprintf("%s: size %d, want %d", f.name, f.info.Size(), size))
 		}
 	}
-	for _, name := range sortedKeys(m.Outputs) {
+	for _, name := range sortedKeys(list.Outputs) {
 		switch {
-		case !isOutput(name):
-			problems = append(problems, name+": listed in "+metaFile+", but not an output (meta.json or a temporary)")
+		case !isOutput(name) || name == shardDoneFile && record == shardDoneFile:
+			problems = append(problems, name+": listed in "+record+", but not an output ("+record+" or a temporary)")
 		case !present[name]:
 			problems = append(problems, name+": missing")
 		}
 	}
 	if len(problems) > 0 {
-		return cacheCheck{damaged: summarise(problems)}
+		return summarise(problems), false
 	}
-	metaSum := sha256Hex(b)
-	stamps := readFingerprints(dir, metaSum)
-	fp := fingerprints{Meta: metaSum, Files: make(map[string]stamp, len(files))}
-	hashed := false
 	for _, f := range files {
-		st := stampOf(f.info)
-		fp.Files[f.name] = st
-		if old, ok := stamps[f.name]; ok && old == st && !verify {
+		if old, ok := stamps[f.name]; ok && old == stampOf(f.info) && !verify {
 			continue
 		}
 		h, err := digest.File(f.path)
 		if err != nil {
-			return cacheCheck{damaged: err.Error()}
+			return err.Error(), hashed
 		}
-		if want := m.Outputs[f.name]; h != want {
-			return cacheCheck{damaged: fmt.Sprintf("%s: sha256 %.12s, want %.12s", f.name, h, want)}
+		if want := list.Outputs[f.name]; h != want {
+			return fmt.Sprintf("%s: sha256 %.12s, want %.12s", f.name, h, want), hashed
 		}
 		hashed = true
 	}
-	c := cacheCheck{fresh: true}
-	if hashed {
-		c.refresh = &fp
-	}
-	return c
+	return "", hashed
 }
 
 // summarise is the first problem, and how many more there are.
@@ -278,6 +295,29 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// listFiles returns the sha256 and size of each of files, and their
+// stamps, which it takes after reading each file: a file that changed
+// meanwhile is an error.
+func listFiles(files []outputFile) (outputList, map[string]stamp, error) {
+	list := outputList{Outputs: make(map[string]string, len(files)), Sizes: make(map[string]int64, len(files))}
+	stamps := make(map[string]stamp, len(files))
+	for _, f := range files {
+		h, err := digest.File(f.path)
+		if err != nil {
+			return list, nil, err
+		}
+		info, err := os.Lstat(f.path) // after reading it: what the next check compares
+		if err != nil {
+			return list, nil, err
+		}
+		if st := stampOf(info); st != stampOf(f.info) {
+			return list, nil, fmt.Errorf("%s: changed while its sha256 was taken", f.path)
+		}
+		list.Outputs[f.name], list.Sizes[f.name], stamps[f.name] = h, info.Size(), stampOf(info)
+	}
+	return list, stamps, nil
+}
+
 // recordStage writes dir's meta.json, from the outputs the stage wrote
 // (listOutputs: never meta.json itself, a temporary or a lock file), and
 // then their fingerprints; the stage's lock must be held.
@@ -286,21 +326,11 @@ func recordStage(dir string, m stageMeta) error {
 	if err != nil {
 		return err
 	}
-	m.Outputs, m.Sizes = make(map[string]string, len(files)), make(map[string]int64, len(files))
-	fp := fingerprints{Files: make(map[string]stamp, len(files))}
-	for _, f := range files {
-		if m.Outputs[f.name], err = digest.File(f.path); err != nil {
-			return err
-		}
-		info, err := os.Lstat(f.path) // after reading it: what the next check compares
-		if err != nil {
-			return err
-		}
-		if st := stampOf(info); st != stampOf(f.info) {
-			return fmt.Errorf("%s: changed while its sha256 was taken", f.path)
-		}
-		m.Sizes[f.name], fp.Files[f.name] = info.Size(), stampOf(info)
+	list, stamps, err := listFiles(files)
+	if err != nil {
+		return err
 	}
+	m.outputList = list
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
@@ -309,6 +339,62 @@ func recordStage(dir string, m stageMeta) error {
 	if err := atomicfile.WriteFile(filepath.Join(dir, metaFile), b); err != nil {
 		return err
 	}
-	fp.Meta = sha256Hex(b)
-	return writeFingerprints(dir, fp)
+	return writeFingerprints(dir, fingerprints{Meta: sha256Hex(b), Files: stamps})
+}
+
+// shardDoneFile marks a finished shard (shard.go): it lists the shard's
+// files as meta.json does a stage's (outputList).
+const shardDoneFile = "done"
+
+// shardFiles lists a shard directory's files, but its done file.
+func shardFiles(sdir string) ([]outputFile, error) {
+	files, err := listOutputs(sdir)
+	return slices.DeleteFunc(files, func(f outputFile) bool { return f.name == shardDoneFile }), err
+}
+
+// recordShard writes sdir's done file, listing the files the shard
+// wrote; the shard's lock must be held.
+func recordShard(sdir string) error {
+	files, err := shardFiles(sdir)
+	if err != nil {
+		return err
+	}
+	list, _, err := listFiles(files)
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(list, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(sdir, shardDoneFile), append(b, '\n'))
+}
+
+// checkShard says whether sdir holds a finished shard (its done file)
+// and, when it does not, why a shard with a done file is damaged ("" when
+// it has none): its files must be those done lists, each of its size and
+// sha256 (always hashed: a shard is checked only by the job that would
+// run or merge it). An empty done file (an earlier mirage's) is trusted.
+func checkShard(sdir string) (done bool, damaged string) {
+	b, err := os.ReadFile(filepath.Join(sdir, shardDoneFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, ""
+	case err != nil:
+		return false, fmt.Sprintf("%s: %v", shardDoneFile, err)
+	case len(b) == 0:
+		return true, ""
+	}
+	var list outputList
+	if err := json.Unmarshal(b, &list); err != nil {
+		return false, fmt.Sprintf("%s: %v", shardDoneFile, err)
+	}
+	files, err := shardFiles(sdir)
+	if err != nil {
+		return false, err.Error()
+	}
+	if problem, _ := matchFiles(files, list, shardDoneFile, nil, true); problem != "" {
+		return false, problem
+	}
+	return true, ""
 }

@@ -156,3 +156,49 @@ func TestRun_Locks(t *testing.T) {
 		t.Errorf("job of another stage: %v", err)
 	}
 }
+
+// TestRun_ShardDamaged: a finished shard's done file lists its files; a
+// truncated shard file makes the merge fail naming the shard and why,
+// and the shard's task redo it (not a cache hit), after which the merge
+// succeeds.
+func TestRun_ShardDamaged(t *testing.T) {
+	dir := t.TempDir()
+	tr := smallTrace(t, dir)
+	out := filepath.Join(dir, "out")
+	s := smallStudy(2)
+	s.Models = nil
+	ctx := context.Background()
+	step := func(shard int, merge bool) (pipelines.StageResult, error) {
+		res, err := pipelines.Run(ctx, s, pipelines.RunOptions{Trace: tr, Out: out, Version: "test", Only: "features-train", Shards: 2, Shard: shard, Merge: merge})
+		for _, r := range res {
+			if r.Name == "features-train" {
+				return r, err
+			}
+		}
+		return pipelines.StageResult{}, err
+	}
+	for i := range 2 {
+		if _, err := step(i, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "shards", "features-train-*", "0-of-2", "samples-0.parquet"))
+	if len(files) != 1 {
+		t.Fatalf("shard 0's files: %v", files)
+	}
+	if err := os.Truncate(files[0], 100); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := step(0, true); err == nil || !strings.Contains(err.Error(), "shard 0 of 2") || !strings.Contains(err.Error(), "samples-0.parquet: size 100, want ") {
+		t.Errorf("merge of a truncated shard: %v", err)
+	}
+	if r, err := step(0, false); err != nil || r.Cached {
+		t.Errorf("truncated shard's task: cached %v, %v; want it redone", r.Cached, err)
+	}
+	if r, err := step(1, false); err != nil || !r.Cached {
+		t.Errorf("untouched shard's task: cached %v, %v; want a cache hit", r.Cached, err)
+	}
+	if r, err := step(0, true); err != nil || r.Cached {
+		t.Errorf("merge: cached %v, %v", r.Cached, err)
+	}
+}

@@ -226,3 +226,60 @@ func TestRecordStage(t *testing.T) {
 		t.Errorf("after recording: %+v, want fresh without hashing", c)
 	}
 }
+
+// TestCheckShard: a shard's done file lists its files; a truncated,
+// changed (always hashed), missing or extra file makes it damaged; an
+// empty done file (an earlier mirage's) is trusted.
+func TestCheckShard(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, sdir string)
+		want   string
+	}{
+		{"Untouched", func(*testing.T, string) {}, ""},
+		{"Truncated", func(t *testing.T, sdir string) {
+			if err := os.Truncate(filepath.Join(sdir, "rows-0.parquet"), 3); err != nil {
+				t.Fatal(err)
+			}
+		}, "rows-0.parquet: size 3, want 100"},
+		{"Changed", func(t *testing.T, sdir string) { flipByte(t, filepath.Join(sdir, "rows-1.parquet")) }, "rows-1.parquet: sha256 "},
+		{"Missing", func(t *testing.T, sdir string) {
+			if err := os.Remove(filepath.Join(sdir, "rows-1.parquet")); err != nil {
+				t.Fatal(err)
+			}
+		}, "rows-1.parquet: missing"},
+		{"Extra", func(t *testing.T, sdir string) {
+			if err := os.WriteFile(filepath.Join(sdir, "rows-2.parquet"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "rows-2.parquet: not an output in done"},
+		{"Legacy", func(t *testing.T, sdir string) {
+			if err := os.WriteFile(filepath.Join(sdir, shardDoneFile), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(filepath.Join(sdir, "rows-1.parquet")); err != nil {
+				t.Fatal(err)
+			}
+		}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sdir := t.TempDir()
+			for _, name := range []string{"rows-0.parquet", "rows-1.parquet"} {
+				if err := os.WriteFile(filepath.Join(sdir, name), []byte(strings.Repeat(name[5:6], 100)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := recordShard(sdir); err != nil {
+				t.Fatal(err)
+			}
+			tc.damage(t, sdir)
+			done, damaged := checkShard(sdir)
+			if done != (tc.want == "") || !strings.HasPrefix(damaged, tc.want) || (damaged == "") != (tc.want == "") {
+				t.Errorf("done %v, damaged %q; want %q", done, damaged, tc.want)
+			}
+		})
+	}
+	if done, damaged := checkShard(t.TempDir()); done || damaged != "" {
+		t.Errorf("no done file: done %v, damaged %q", done, damaged)
+	}
+}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
-	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
 )
@@ -55,10 +54,14 @@ func runShard(ctx context.Context, st stage, o RunOptions) (StageResult, error) 
 		return res, err
 	}
 	defer lock.Unlock()
-	if fileExists(filepath.Join(sdir, "done")) {
+	done, damaged := checkShard(sdir)
+	if done {
 		o.Logger.Info("shard cached", "stage", st.name, "shard", o.Shard, "shards", o.Shards)
 		res.Cached = true
 		return res, nil
+	}
+	if damaged != "" {
+		o.Logger.Warn(fmt.Sprintf("%s: shard %d of %d: %s: redoing", st.name, o.Shard, o.Shards, damaged), "stage", st.name, "dir", sdir)
 	}
 	if err := os.RemoveAll(sdir); err != nil {
 		return res, err
@@ -70,7 +73,7 @@ func runShard(ctx context.Context, st stage, o RunOptions) (StageResult, error) 
 	if err := st.shard(ctx, o.Shard, o.Shards, sdir); err != nil {
 		return res, err
 	}
-	return res, atomicfile.WriteFile(filepath.Join(sdir, "done"), nil)
+	return res, recordShard(sdir)
 }
 
 // mergeShards runs st as the merge of its o.Shards shards, which must be
@@ -90,7 +93,10 @@ func mergeShards(ctx context.Context, st stage, o RunOptions) (StageResult, erro
 	dirs := make([]string, o.Shards)
 	for i := range dirs {
 		dirs[i] = shardDir(o.Out, st.name, key, i, o.Shards)
-		if !fileExists(filepath.Join(dirs[i], "done")) {
+		switch done, damaged := checkShard(dirs[i]); {
+		case damaged != "":
+			return StageResult{}, fmt.Errorf("stage %s: merge: shard %d of %d (%s): %s (its array task redoes it)", st.name, i, o.Shards, dirs[i], damaged)
+		case !done:
 			return StageResult{}, fmt.Errorf("stage %s: merge: shard %d of %d not done (%s)", st.name, i, o.Shards, dirs[i])
 		}
 	}
