@@ -49,7 +49,8 @@ type RunOptions struct {
 	// Verify hashes every output of a stage before taking it from the
 	// cache; without it an output is hashed only when its size, mtime
 	// (or, on Linux, ctime or inode) differ from those recorded when it
-	// was written. Sizes and the set of files are always checked.
+	// was last found to match its meta.json (cache.go). Sizes and the
+	// set of files are always checked.
 	Verify bool
 	// Executor runs the stale stages: nil runs them in this process (the
 	// local executor); a *SlurmExecutor submits each as an sbatch job.

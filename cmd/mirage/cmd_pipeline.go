@@ -47,8 +47,9 @@ sizes, seconds) written last, so a stage killed midway is redone and a finished 
 never run twice. A finished stage is a cache hit only when its directory holds exactly
 the outputs its meta.json lists, each of its size and, when its stat (size, mtime; on
 Linux also ctime and inode) changed since it was last checked (with --verify, always),
-of its sha256; a damaged stage is redone (status: "damaged"), and the run says why. One pipeline run of OUT at a time:
-a second one fails at once with a lock error (exit 1) naming the holder's PID.
+of its sha256; a damaged stage is redone (status: "damaged"), and the run says why.
+One pipeline run of OUT at a time: a second one fails at once with a lock error
+(exit 1) naming the holder's PID and OUT/.pipeline.lock.
 
 --executor slurm submits each stale stage as an sbatch job (pipeline run-stage) after
 the jobs of the stages it reads (--dependency=afterok), with the study's slurm section
