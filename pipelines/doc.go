@@ -23,9 +23,11 @@
 // stage's key is the sha256 of its name, the version, its part of the
 // study and its inputs' keys; its directory OUT/stages/NAME-KEY holds its
 // outputs and a meta.json written last, so only stages whose inputs
-// changed, or that never finished, run. The local executor runs them in
-// this process; the Slurm executor (NewSlurmExecutor) submits each as an
-// sbatch job.
+// changed, or that never finished, run; a finished stage whose files no
+// longer match its meta.json (cache.go) is redone. A pipeline run holds
+// a lock on OUT, and each stage's run a lock on its stage (lock.go). The
+// local executor runs them in this process; the Slurm executor
+// (NewSlurmExecutor) submits each as an sbatch job.
 //
 // Fields, with units: docs/study.md. Glossary: README.md.
 package pipelines

@@ -46,6 +46,12 @@ type RunOptions struct {
 	// DryRun runs nothing: the results say which stages are cached
 	// (fresh) and which would run (stale).
 	DryRun bool
+	// Verify hashes every output of a stage before taking it from the
+	// cache; without it an output is hashed only when its size, mtime
+	// (or, on Linux, ctime or inode) differ from those recorded when it
+	// was last found to match its meta.json (cache.go). Sizes and the
+	// set of files are always checked.
+	Verify bool
 	// Executor runs the stale stages: nil runs them in this process (the
 	// local executor); a *SlurmExecutor submits each as an sbatch job.
 	Executor Executor
@@ -74,19 +80,14 @@ type StageResult struct {
 	Dir     string  `json:"dir"`
 	Cached  bool    `json:"cached"`
 	Seconds float64 `json:"seconds"`
+	// Damaged says why a finished stage's directory was not a cache hit
+	// (an output missing, extra, of another size or sha256 than its
+	// meta.json lists), so that the stage is (or, in a dry run, would
+	// be) redone; "" otherwise.
+	Damaged string `json:"damaged,omitempty"`
 	// Job is the Slurm job of a stage submitted by the Slurm executor
 	// (or found by Jobs); nil otherwise.
 	Job *SlurmJob `json:"slurm,omitempty"`
-}
-
-// stageMeta is a finished stage's meta.json, written last: a stage
-// directory without it is unfinished and is redone.
-type stageMeta struct {
-	Stage   string            `json:"stage"`
-	Key     string            `json:"key"`
-	Inputs  []string          `json:"inputs"`
-	Outputs map[string]string `json:"outputs_sha256"`
-	Seconds float64           `json:"seconds"`
 }
 
 // stage is one node of the DAG: its part of the study (config), the keys
@@ -172,6 +173,13 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 		if err := checkFolds(trainP, cvFolds(s.Budget)); err != nil { // the tree models' cross-validation
 			return nil, err
 		}
+	}
+	if !o.DryRun && o.Only == "" { // one pipeline run of an output at a time (lock.go)
+		lock, err := lockOutput(o.Out)
+		if err != nil {
+			return nil, err
+		}
+		defer lock.Unlock()
 	}
 	ex := o.Executor
 	if ex == nil {
@@ -439,28 +447,48 @@ func stageKey(st stage, o RunOptions) (key, dir string, err error) {
 	return key, filepath.Join(o.Out, "stages", st.name+"-"+key[:16]), nil
 }
 
-// finished says whether dir holds a finished stage of key (its meta.json).
-func finished(dir, key string) bool {
-	m, err := readMeta(dir)
-	return err == nil && m.Key == key
-}
-
-// runStage runs st unless a finished directory of its key exists.
+// runStage runs st unless a finished directory of its key, whose
+// outputs match its meta.json (checkStage), exists; it holds the stage's
+// lock meanwhile. A damaged stage is logged and redone.
 func runStage(ctx context.Context, st stage, o RunOptions) (StageResult, error) {
 	key, dir, err := stageKey(st, o)
 	if err != nil {
 		return StageResult{}, err
 	}
 	res := StageResult{Name: st.name, Key: key, Dir: dir}
-	if finished(dir, key) && !slices.Contains(o.Force, st.name) {
-		res.Cached = true
-		o.Logger.Info("stage cached", "stage", st.name, "dir", dir)
-		return res, nil
-	}
+	forced := slices.Contains(o.Force, st.name)
 	if o.DryRun {
+		if !forced {
+			c := checkStage(dir, key, o.Verify)
+			res.Cached, res.Damaged = c.fresh, c.damaged
+		}
 		return res, nil
 	}
-	if err := os.RemoveAll(dir); err != nil { // an unfinished or forced run
+	lock, err := lockStage(dir)
+	if err != nil {
+		return res, err
+	}
+	defer lock.Unlock()
+	if !forced {
+		c := checkStage(dir, key, o.Verify)
+		if c.fresh {
+			res.Cached = true
+			if c.refresh != nil { // best effort: the next check hashes again
+				if err := writeFingerprints(dir, *c.refresh); err != nil {
+					o.Logger.Warn("stage fingerprints not written", "stage", st.name, "err", err)
+				}
+			}
+			o.Logger.Info("stage cached", "stage", st.name, "dir", dir)
+			return res, nil
+		}
+		if res.Damaged = c.damaged; c.damaged != "" {
+			o.Logger.Warn(st.name+": "+c.damaged+": redoing", "stage", st.name, "dir", dir)
+		}
+	}
+	if _, err := atomicfile.RemoveStale(dir); err != nil { // killed runs' temporaries beside dir
+		return res, err
+	}
+	if err := os.RemoveAll(dir); err != nil { // an unfinished, damaged or forced run
 		return res, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -472,43 +500,7 @@ func runStage(ctx context.Context, st stage, o RunOptions) (StageResult, error) 
 		return res, err
 	}
 	res.Seconds = time.Since(began).Seconds()
-	outs, err := hashOutputs(dir)
-	if err != nil {
-		return res, err
-	}
-	b, err := json.MarshalIndent(stageMeta{Stage: st.name, Key: key, Inputs: st.inputs, Outputs: outs, Seconds: res.Seconds}, "", "  ")
-	if err != nil {
-		return res, err
-	}
-	return res, atomicfile.WriteFile(filepath.Join(dir, "meta.json"), append(b, '\n'))
-}
-
-func readMeta(dir string) (stageMeta, error) {
-	var m stageMeta
-	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
-	if err != nil {
-		return m, err
-	}
-	return m, json.Unmarshal(b, &m)
-}
-
-// hashOutputs returns the sha256 of every file under dir (paths relative
-// to it, slash-separated).
-func hashOutputs(dir string) (map[string]string, error) {
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		h, err := digest.File(path)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		out[filepath.ToSlash(rel)] = h
-		return nil
-	})
-	return out, err
+	return res, recordStage(dir, stageMeta{Stage: st.name, Key: key, Inputs: st.inputs, Seconds: res.Seconds})
 }
 
 // policyInputs returns, for each policy that names a model directory

@@ -10,7 +10,6 @@ import (
 
 	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
-	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
 )
@@ -35,7 +34,7 @@ func shardDir(out, stage, key string, i, n int) string {
 }
 
 // runShard runs shard o.Shard of o.Shards of st, unless it or the stage
-// (not forced) is done.
+// (not forced) is done; it holds the shard's lock meanwhile.
 func runShard(ctx context.Context, st stage, o RunOptions) (StageResult, error) {
 	key, dir, err := stageKey(st, o)
 	if err != nil {
@@ -50,10 +49,19 @@ func runShard(ctx context.Context, st stage, o RunOptions) (StageResult, error) 
 		return res, fmt.Errorf("%w: stage %s: shard %d of %d: not a sharded stage or no such shard", ErrStudy, st.name, o.Shard, o.Shards)
 	}
 	sdir := shardDir(o.Out, st.name, key, o.Shard, o.Shards)
-	if fileExists(filepath.Join(sdir, "done")) {
+	lock, err := lockShard(sdir)
+	if err != nil {
+		return res, err
+	}
+	defer lock.Unlock()
+	done, damaged := checkShard(sdir)
+	if done {
 		o.Logger.Info("shard cached", "stage", st.name, "shard", o.Shard, "shards", o.Shards)
 		res.Cached = true
 		return res, nil
+	}
+	if damaged != "" {
+		o.Logger.Warn(fmt.Sprintf("%s: shard %d of %d: %s: redoing", st.name, o.Shard, o.Shards, damaged), "stage", st.name, "dir", sdir)
 	}
 	if err := os.RemoveAll(sdir); err != nil {
 		return res, err
@@ -65,7 +73,7 @@ func runShard(ctx context.Context, st stage, o RunOptions) (StageResult, error) 
 	if err := st.shard(ctx, o.Shard, o.Shards, sdir); err != nil {
 		return res, err
 	}
-	return res, atomicfile.WriteFile(filepath.Join(sdir, "done"), nil)
+	return res, recordShard(sdir)
 }
 
 // mergeShards runs st as the merge of its o.Shards shards, which must be
@@ -85,7 +93,10 @@ func mergeShards(ctx context.Context, st stage, o RunOptions) (StageResult, erro
 	dirs := make([]string, o.Shards)
 	for i := range dirs {
 		dirs[i] = shardDir(o.Out, st.name, key, i, o.Shards)
-		if !fileExists(filepath.Join(dirs[i], "done")) {
+		switch done, damaged := checkShard(dirs[i]); {
+		case damaged != "":
+			return StageResult{}, fmt.Errorf("stage %s: merge: shard %d of %d (%s): %s (its array task redoes it)", st.name, i, o.Shards, dirs[i], damaged)
+		case !done:
 			return StageResult{}, fmt.Errorf("stage %s: merge: shard %d of %d not done (%s)", st.name, i, o.Shards, dirs[i])
 		}
 	}

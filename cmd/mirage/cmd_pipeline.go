@@ -42,9 +42,14 @@ samples) and predict-KIND-r for each model of r, evaluate (the study's policies 
 models on the validation period; with sweep: true each model's parameter sweep too) and
 report, whose report.html path run prints last. Each stage's key is the
 sha256 of its name, mirage's version, its part of the study and its inputs' keys; its
-outputs go to OUT/stages/STAGE-KEY/ with a meta.json (inputs, outputs' sha256,
-seconds) written last, so a stage killed midway is redone and a finished one is never
-run twice.
+outputs go to OUT/stages/STAGE-KEY/ with a meta.json (inputs, outputs' sha256 and
+sizes, seconds) written last, so a stage killed midway is redone and a finished one is
+never run twice. A finished stage is a cache hit only when its directory holds exactly
+the outputs its meta.json lists, each of its size and, when its stat (size, mtime; on
+Linux also ctime and inode) changed since it was last checked (with --verify, always),
+of its sha256; a damaged stage is redone (status: "damaged"), and the run says why.
+One pipeline run of OUT at a time: a second one fails at once with a lock error
+(exit 1) naming the holder's PID and OUT/.pipeline.lock.
 
 --executor slurm submits each stale stage as an sbatch job (pipeline run-stage) after
 the jobs of the stages it reads (--dependency=afterok), with the study's slurm section
@@ -64,6 +69,7 @@ queued.
 			jobs, _ := f.GetInt("jobs")
 			force, _ := f.GetStringSlice("force")
 			executor, _ := f.GetString("executor")
+			verify, _ := f.GetBool("verify")
 			if out == "" {
 				return usagef("pipeline: -o is required")
 			}
@@ -100,7 +106,7 @@ queued.
 				workers = runtime.GOMAXPROCS(0)
 			}
 			res, err := pipelines.Run(cmd.Context(), s, pipelines.RunOptions{Trace: tracePath, Out: out, Version: version,
-				Workers: workers, Jobs: jobs, Force: force, DryRun: status, Executor: exec, Logger: g.log()})
+				Workers: workers, Jobs: jobs, Force: force, DryRun: status, Verify: verify, Executor: exec, Logger: g.log()})
 			if err != nil {
 				return studyError(err)
 			}
@@ -131,6 +137,7 @@ queued.
 	f.StringP("output", "o", "", "output directory; required")
 	f.Int("workers", 0, "windows simulated at once (0 = GOMAXPROCS); the outputs do not depend on it")
 	f.Int("jobs", 1, "independent stages (the models) run at once; the outputs do not depend on it")
+	f.Bool("verify", false, "hash every cached output against its stage's meta.json (default: only those whose stat changed)")
 	if !status {
 		f.StringSlice("force", nil, "stages to run even when cached, e.g. evaluate,report")
 		f.String("executor", "local", "where stale stages run: local (here) or slurm (one sbatch job each, after the jobs of the stages it reads)")
@@ -150,8 +157,9 @@ func reportPath(res []pipelines.StageResult) string {
 }
 
 // stageLine is one stage's line of pipeline run and status: name, state
-// (cached, ran, stale, submitted, queued), directory and, for a Slurm
-// job, its id, state and (failed) log.
+// (cached, ran, stale, damaged, submitted, queued), directory, why a
+// damaged stage was not a cache hit and, for a Slurm job, its id, state
+// and (failed) log.
 func stageLine(r pipelines.StageResult, status bool) string {
 	state := "ran"
 	switch {
@@ -161,6 +169,8 @@ func stageLine(r pipelines.StageResult, status bool) string {
 		state = "queued"
 	case r.Job != nil && !status:
 		state = "submitted"
+	case status && r.Damaged != "":
+		state = "damaged"
 	case status:
 		state = "stale"
 	}
@@ -169,6 +179,12 @@ func stageLine(r pipelines.StageResult, status bool) string {
 		dir = "(key known once its inputs are built)"
 	}
 	line := fmt.Sprintf("%-24s %-9s %s", r.Name, state, dir)
+	switch {
+	case r.Damaged != "" && status:
+		line += "  (" + r.Damaged + ")"
+	case r.Damaged != "":
+		line += "  (redone: " + r.Damaged + ")"
+	}
 	if j := r.Job; j != nil && !r.Cached {
 		line += "  slurm job " + j.ID
 		if j.State != "" {
@@ -215,6 +231,7 @@ func newPipelineRunStageCommand(g *globalOptions) *cobra.Command {
 			shards, _ := f.GetInt("shards")
 			shard, _ := f.GetInt("shard")
 			merge, _ := f.GetBool("merge")
+			verify, _ := f.GetBool("verify")
 			if out == "" {
 				return usagef("pipeline run-stage: -o is required")
 			}
@@ -229,7 +246,7 @@ func newPipelineRunStageCommand(g *globalOptions) *cobra.Command {
 				workers = runtime.GOMAXPROCS(0)
 			}
 			res, err := pipelines.Run(cmd.Context(), s, pipelines.RunOptions{Trace: tracePath, Out: out, Version: keyVersion,
-				Workers: workers, Force: force, Only: args[0], Shards: shards, Shard: shard, Merge: merge, Logger: g.log()})
+				Workers: workers, Force: force, Only: args[0], Shards: shards, Shard: shard, Merge: merge, Verify: verify, Logger: g.log()})
 			if err != nil {
 				return studyError(err)
 			}
@@ -250,5 +267,6 @@ func newPipelineRunStageCommand(g *globalOptions) *cobra.Command {
 	f.Int("shards", 0, "run a sharded stage (features-train, evaluate) in this many shards: --shard I runs one, --merge merges them")
 	f.Int("shard", 0, "the shard to run, 0-based (with --shards)")
 	f.Bool("merge", false, "make the stage from its finished shards (with --shards)")
+	f.Bool("verify", false, "hash every cached output against its stage's meta.json")
 	return cmd
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestPipeline_Slurm: --executor slurm submits each stage with sbatch
@@ -153,6 +156,111 @@ func testPipelineRunStatus(t *testing.T, dir, tr, study, text string) {
 	} {
 		if _, stderr, code := run(t, args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d: %s", args, code, exitUsage, stderr)
+		}
+	}
+}
+
+// TestPipeline_Damaged: after a stage's samples.parquet is truncated, or
+// a model's manifest.json deleted, pipeline status reports that stage
+// damaged (saying which file and why) and the others cached, exit 0;
+// pipeline run redoes it, logging why, and says so on its line; then
+// status is all cached again, with --verify too. On Linux a byte changed
+// in place with its size and mtime kept is found by its ctime.
+func TestPipeline_Damaged(t *testing.T) {
+	dir := t.TempDir()
+	tr := ingestSynth500(t, dir)
+	study := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(study, []byte(tinyStudy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	pipeline := func(args ...string) (stdout, stderr string) {
+		t.Helper()
+		stdout, stderr, code := run(t, append([]string{"pipeline", args[0], study, "--trace", tr, "-o", out, "--log-level", "warn"}, args[1:]...)...)
+		if code != 0 {
+			t.Fatalf("pipeline %v: exit %d: %s", args, code, stderr)
+		}
+		return stdout, stderr
+	}
+	lines := func(stdout string) map[string]string {
+		m := map[string]string{}
+		for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+			if name, _, ok := strings.Cut(l, " "); ok {
+				m[name] = l
+			}
+		}
+		return m
+	}
+	pipeline("run")
+	stageDir := func(name string) string {
+		t.Helper()
+		dirs, _ := filepath.Glob(filepath.Join(out, "stages", name+"-*"))
+		if len(dirs) != 1 {
+			t.Fatalf("stage %s: directories %v", name, dirs)
+		}
+		return dirs[0]
+	}
+	samples := filepath.Join(stageDir("features-train"), "samples.parquet")
+	st, err := os.Stat(samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		stage, why string
+		damage     func() error
+	}{
+		{"features-train", fmt.Sprintf("samples.parquet: size 100, want %d", st.Size()), func() error { return os.Truncate(samples, 100) }},
+		{"train-estimate", "estimate/manifest.json: missing", func() error {
+			return os.Remove(filepath.Join(stageDir("train-estimate"), "estimate", "manifest.json"))
+		}},
+	}
+	if runtime.GOOS == "linux" {
+		cases = append(cases, struct {
+			stage, why string
+			damage     func() error
+		}{"evaluate", "metrics.json: sha256 ", func() error {
+			time.Sleep(20 * time.Millisecond) // the ctime moves on a clock tick
+			path := filepath.Join(stageDir("evaluate"), "metrics.json")
+			st, err := os.Stat(path)
+			if err != nil {
+				return err
+			}
+			b := readFile(t, path)
+			b[len(b)/2] ^= 1
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				return err
+			}
+			return os.Chtimes(path, st.ModTime(), st.ModTime())
+		}})
+	}
+	for _, tc := range cases {
+		if err := tc.damage(); err != nil {
+			t.Fatal(err)
+		}
+		for _, verify := range [][]string{nil, {"--verify"}} {
+			stdout, _ := pipeline(append([]string{"status"}, verify...)...)
+			for name, l := range lines(stdout) {
+				if want := "  (" + tc.why; name == tc.stage && (!strings.Contains(l, " damaged ") || !strings.Contains(l, want)) {
+					t.Errorf("status %v after damage to %s: %q, want damaged and %q", verify, tc.stage, l, want)
+				} else if name != tc.stage && !strings.Contains(l, " cached ") {
+					t.Errorf("status %v after damage to %s: %q, want cached", verify, tc.stage, l)
+				}
+			}
+		}
+		stdout, stderr := pipeline("run")
+		if l := lines(stdout)[tc.stage]; !strings.Contains(l, " ran ") || !strings.Contains(l, "(redone: "+tc.why) {
+			t.Errorf("run after damage to %s: %q", tc.stage, l)
+		}
+		if want := tc.stage + ": " + tc.why; !strings.Contains(stderr, want) || !strings.Contains(stderr, ": redoing") {
+			t.Errorf("run after damage to %s: log has no %q ... redoing:\n%s", tc.stage, want, stderr)
+		}
+		for _, verify := range [][]string{nil, {"--verify"}} {
+			stdout, _ := pipeline(append([]string{"status"}, verify...)...)
+			for _, l := range lines(stdout) {
+				if !strings.Contains(l, " cached ") {
+					t.Errorf("status %v after the redo of %s: %q", verify, tc.stage, l)
+				}
+			}
 		}
 	}
 }

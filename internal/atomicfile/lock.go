@@ -18,6 +18,9 @@ type LockedError struct {
 	Path     string // the output
 	LockFile string
 	PID      int // the holder; 0 when the lock file cannot be read
+	// Host is the holder's host when it is not this one (a lock on a
+	// file system that several hosts share); "" otherwise.
+	Host string
 }
 
 // Error names the output, the holder and the lock file.
@@ -25,6 +28,9 @@ func (e *LockedError) Error() string {
 	holder := "another process"
 	if e.PID > 0 {
 		holder = "process " + strconv.Itoa(e.PID)
+	}
+	if e.Host != "" {
+		holder += " on " + e.Host
 	}
 	return fmt.Sprintf("%s: %v: %s holds %s (wait for it to finish; if no such process runs, remove the lock file)", e.Path, ErrLocked, holder, e.LockFile)
 }
@@ -43,15 +49,18 @@ func LockPath(path string) string {
 }
 
 // TryLock takes the lock of output path: it creates LockPath(path) with
-// O_EXCL, holding this process's PID. A lock file whose PID names no live
-// process (a killed run) is taken over. A lock held by a live process is a
-// *LockedError. Unlock releases it.
+// O_EXCL, holding this process's PID and host name ("PID HOST"). A lock
+// file whose PID names no live process on this host (a killed run) is
+// taken over; one written on another host is not, since its process
+// cannot be looked up from here. A lock held by a live process, or by one
+// of another host, is a *LockedError. Unlock releases it.
 func TryLock(path string) (*Lock, error) {
 	lf := LockPath(path)
+	host := hostName()
 	for attempt := 0; ; attempt++ {
 		f, err := os.OpenFile(lf, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err == nil {
-			_, werr := f.WriteString(strconv.Itoa(os.Getpid()) + "\n")
+			_, werr := f.WriteString(strings.TrimSpace(strconv.Itoa(os.Getpid())+" "+host) + "\n")
 			if cerr := f.Close(); werr == nil {
 				werr = cerr
 			}
@@ -64,9 +73,14 @@ func TryLock(path string) (*Lock, error) {
 		if !errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
-		pid := lockHolder(lf)
-		if attempt > 0 || pid <= 0 || pid == os.Getpid() || processAlive(pid) {
-			return nil, &LockedError{Path: path, LockFile: lf, PID: pid}
+		pid, holderHost := lockHolder(lf)
+		elsewhere := holderHost != "" && holderHost != host
+		if attempt > 0 || pid <= 0 || elsewhere || pid == os.Getpid() || processAlive(pid) {
+			le := &LockedError{Path: path, LockFile: lf, PID: pid}
+			if elsewhere {
+				le.Host = holderHost
+			}
+			return nil, le
 		}
 		// The holder was killed: take the lock over.
 		if err := os.Remove(lf); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -75,17 +89,34 @@ func TryLock(path string) (*Lock, error) {
 	}
 }
 
-// lockHolder returns the PID written in a lock file, 0 when unreadable.
-func lockHolder(lf string) int {
+// hostName is this host's name as a lock file holds it (one word); ""
+// when unknown.
+func hostName() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return ""
+	}
+	return strings.Join(strings.Fields(h), "-")
+}
+
+// lockHolder returns the PID and the host written in a lock file: 0 when
+// unreadable, "" when it names no host (an earlier Mirage's "PID").
+func lockHolder(lf string) (pid int, host string) {
 	b, err := os.ReadFile(lf)
 	if err != nil {
-		return 0
+		return 0, ""
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		return 0
+	fields := strings.Fields(string(b))
+	if len(fields) == 0 || len(fields) > 2 {
+		return 0, ""
 	}
-	return pid
+	if pid, err = strconv.Atoi(fields[0]); err != nil {
+		return 0, ""
+	}
+	if len(fields) == 2 {
+		host = fields[1]
+	}
+	return pid, host
 }
 
 // Unlock removes the lock file. It is safe on a nil Lock and idempotent.
