@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mirage-hpc/mirage/advise"
+	"github.com/mirage-hpc/mirage/internal/modeltest"
 	"github.com/mirage-hpc/mirage/train"
 )
 
@@ -122,6 +123,10 @@ func TestOpen_Checks(t *testing.T) {
 	mb, _ := os.ReadFile(filepath.Join(fixtureModel, "model.json"))
 	os.WriteFile(filepath.Join(dir, "manifest.json"), b, 0o644)
 	os.WriteFile(filepath.Join(dir, "model.json"), mb, 0o644)
+	if _, err := advise.Open(dir); !errors.Is(err, train.ErrDigest) {
+		t.Fatalf("edited manifest: %v, want ErrDigest", err)
+	}
+	modeltest.Reseal(t, dir)
 	if _, err := advise.Open(dir); !errors.Is(err, train.ErrFeatures) {
 		t.Fatalf("old schema: %v, want ErrFeatures", err)
 	}

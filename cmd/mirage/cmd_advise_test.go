@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mirage-hpc/mirage/internal/modeltest"
 )
 
 // adviseFixture is advise's checked-in tiny model trained on the
@@ -148,6 +150,7 @@ func TestAdvise_RuntimeModelMissing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	modeltest.Reseal(t, dir)
 	_, stderr, code := run(t, "advise", "--model", dir, "--job", "1")
 	if code != 2 || !strings.Contains(stderr, filepath.Join(dir, "rt-gone")) || !strings.Contains(stderr, strings.Repeat("ab", 32)) {
 		t.Fatalf("exit %d, stderr %q; want 2 naming the run-time model and its digest", code, stderr)

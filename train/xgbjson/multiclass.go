@@ -41,13 +41,9 @@ func ParseMulti(data []byte) (*MultiModel, error) {
 	if err != nil || nc < 2 {
 		return nil, fmt.Errorf("xgbjson: num_class %q: want an integer >= 2", l.Param.NumClass)
 	}
-	bs, err := strconv.ParseFloat(l.Param.BaseScore, 32)
+	bs, nf, err := parseParams(l.Param.BaseScore, l.Param.NumFeature)
 	if err != nil {
-		return nil, fmt.Errorf("xgbjson: base_score %q: %w", l.Param.BaseScore, err)
-	}
-	nf, err := strconv.Atoi(l.Param.NumFeature)
-	if err != nil {
-		return nil, fmt.Errorf("xgbjson: num_feature %q: %w", l.Param.NumFeature, err)
+		return nil, err
 	}
 	trees := l.Booster.Model.Trees
 	info := l.Booster.Model.TreeInfo

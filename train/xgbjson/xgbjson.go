@@ -99,6 +99,9 @@ type jsonTree struct {
 // splits.
 func newTree(ti int, t *jsonTree, nf int) (tree, error) {
 	n := len(t.Left)
+	if n == 0 {
+		return tree{}, fmt.Errorf("xgbjson: tree %d has no nodes", ti)
+	}
 	if len(t.Right) != n || len(t.Indices) != n || len(t.Conditions) != n || len(t.DefLeft) != n {
 		return tree{}, fmt.Errorf("xgbjson: tree %d: arrays of different lengths", ti)
 	}
@@ -123,6 +126,19 @@ func newTree(ti int, t *jsonTree, nf int) (tree, error) {
 	return tr, nil
 }
 
+// parseParams parses base_score (finite) and num_feature (at least 1).
+func parseParams(baseScore, numFeature string) (float64, int, error) {
+	bs, err := strconv.ParseFloat(baseScore, 32)
+	if err != nil || math.IsNaN(bs) || math.IsInf(bs, 0) {
+		return 0, 0, fmt.Errorf("xgbjson: base_score %q: want a finite number", baseScore)
+	}
+	nf, err := strconv.Atoi(numFeature)
+	if err != nil || nf < 1 {
+		return 0, 0, fmt.Errorf("xgbjson: num_feature %q: want an integer >= 1", numFeature)
+	}
+	return bs, nf, nil
+}
+
 // Parse decodes an XGBoost JSON model. It returns an error wrapping
 // ErrUnsupported for a model it cannot evaluate exactly.
 func Parse(data []byte) (*Model, error) {
@@ -142,13 +158,9 @@ func Parse(data []byte) (*Model, error) {
 			return nil, fmt.Errorf("%w: %s outputs", ErrUnsupported, s)
 		}
 	}
-	bs, err := strconv.ParseFloat(l.Param.BaseScore, 32)
+	bs, nf, err := parseParams(l.Param.BaseScore, l.Param.NumFeature)
 	if err != nil {
-		return nil, fmt.Errorf("xgbjson: base_score %q: %w", l.Param.BaseScore, err)
-	}
-	nf, err := strconv.Atoi(l.Param.NumFeature)
-	if err != nil {
-		return nil, fmt.Errorf("xgbjson: num_feature %q: %w", l.Param.NumFeature, err)
+		return nil, err
 	}
 	m := &Model{BaseScore: float32(bs), NumFeature: nf, Objective: l.Objective.Name, Version: j.Version}
 	if logistic[l.Objective.Name] {

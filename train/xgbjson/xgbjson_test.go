@@ -72,3 +72,30 @@ func TestPredict_Logistic(t *testing.T) {
 		t.Error("base_score 1 accepted for a logistic model")
 	}
 }
+
+// TestParse_Malformed: models that parse as JSON but would panic or give
+// NaN when evaluated are refused: a tree with no nodes (its root does not
+// exist), no feature (Predict indexes row[-1]), a base score that is not
+// finite.
+func TestParse_Malformed(t *testing.T) {
+	model := func(baseScore, numFeature, tree string) string {
+		return `{"learner":{"learner_model_param":{"base_score":"` + baseScore + `","num_feature":"` + numFeature + `"},
+"objective":{"name":"reg:squarederror"},"gradient_booster":{"name":"gbtree","model":{"trees":[` + tree + `]}}}}`
+	}
+	leaf := `{"left_children":[-1],"right_children":[-1],"split_indices":[0],"split_conditions":[1],"default_left":[false]}`
+	empty := `{"left_children":[],"right_children":[],"split_indices":[],"split_conditions":[],"default_left":[]}`
+	if _, err := Parse([]byte(model("0.5", "1", leaf))); err != nil {
+		t.Fatalf("the valid model: %v", err)
+	}
+	for name, s := range map[string]string{
+		"EmptyTree":    model("0.5", "1", empty),
+		"NoFeature":    model("0.5", "0", leaf),
+		"NegFeature":   model("0.5", "-3", leaf),
+		"NaNBaseScore": model("NaN", "1", leaf),
+		"InfBaseScore": model("+Inf", "1", leaf),
+	} {
+		if m, err := Parse([]byte(s)); err == nil {
+			t.Errorf("%s: parsed (%d features, base score %v)", name, m.NumFeature, m.BaseScore)
+		}
+	}
+}
