@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,5 +183,39 @@ func TestSlurmSource_Fallbacks(t *testing.T) {
 	}
 	if got := obs.Queue[5].Name; got != `it's "quoted" | piped` {
 		t.Errorf("hostile name read as %q", got)
+	}
+}
+
+// nanModel wraps a model and scores NaN or +Inf.
+type nanModel struct {
+	advise.Model
+	v float64
+}
+
+func (m nanModel) Score(x []float64, nodes int, rem float64) advise.Score {
+	s := m.Model.Score(x, nodes, rem)
+	s.Prediction, s.Value = m.v, m.v
+	return s
+}
+
+// TestAdvisor_NonFiniteScore: a score that is NaN or infinite is a bad
+// model (train.ErrBadModel), not a "wait" nor an audit line that cannot be
+// written as JSON.
+func TestAdvisor_NonFiniteScore(t *testing.T) {
+	m, err := advise.Open(fixtureModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []float64{math.NaN(), math.Inf(1)} {
+		var audit bytes.Buffer
+		a := advise.New(nanModel{m, v}, &advise.StaticSource{Obs: queue()})
+		a.Audit = &audit
+		_, err := a.Decide(context.Background(), "10")
+		if !errors.Is(err, train.ErrBadModel) || !strings.Contains(err.Error(), fixtureModel) || !strings.Contains(err.Error(), "score") {
+			t.Errorf("score %v: %v; want train.ErrBadModel naming the model and its score", v, err)
+		}
+		if audit.Len() != 0 {
+			t.Errorf("score %v: audit %q, want nothing", v, audit.String())
+		}
 	}
 }
