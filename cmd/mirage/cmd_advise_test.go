@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -198,17 +199,19 @@ func TestAdvise_NonFiniteScoreJSON(t *testing.T) {
 		"StdZero":  {write([]int{4, dqn.NumActions}, 0, true), "std 3 is 0"},
 		"Overflow": {write([]int{4, 4, 4, 4, 4, 4, 4, 4, 4, dqn.NumActions}, 3e38, false), "prediction is NaN"},
 	} {
-		t.Run(name, func(t *testing.T) {
-			var out, errb bytes.Buffer
-			g := &globalOptions{stdout: &out, stderr: &errb}
-			o := adviseOptions{Model: tt.dir, Job: "275", JSON: true, Audit: filepath.Join(t.TempDir(), "audit.jsonl")}
-			err := runAdvise(context.Background(), g, o, &fakeSlurm{squeue: sq}, captureAt)
-			if exitCode(err) != exitBadInput || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("advise: %v (exit %d); want exit %d naming %q", err, exitCode(err), exitBadInput, tt.want)
-			}
-			if out.Len() != 0 {
-				t.Errorf("stdout %q, want no decision", out.String())
-			}
-		})
+		for _, audit := range []string{"", filepath.Join(t.TempDir(), "audit.jsonl")} {
+			t.Run(fmt.Sprintf("%s/audit=%v", name, audit != ""), func(t *testing.T) {
+				var out, errb bytes.Buffer
+				g := &globalOptions{stdout: &out, stderr: &errb}
+				o := adviseOptions{Model: tt.dir, Job: "275", JSON: true, Audit: audit}
+				err := runAdvise(context.Background(), g, o, &fakeSlurm{squeue: sq}, captureAt)
+				if exitCode(err) != exitBadInput || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("advise: %v (exit %d); want exit %d naming %q", err, exitCode(err), exitBadInput, tt.want)
+				}
+				if out.Len() != 0 {
+					t.Errorf("stdout %q, want no decision", out.String())
+				}
+			})
+		}
 	}
 }
