@@ -159,8 +159,8 @@ var ArtifactFiles = []string{WeightsFile, ONNXFile, CurveFile, ManifestFile}
 
 // WriteArtifact writes model.safetensors, model.onnx (EncodeONNX with
 // m.Versions as metadata), curve.csv (when curve is not nil) and
-// manifest.json (with each file's SHA-256) as the directory dir, as a
-// unit: the files go into a temporary directory beside dir that replaces
+// manifest.json (sealing the others: train.Seal) as the directory dir,
+// as a unit: the files go into a temporary directory beside dir that replaces
 // dir only when complete (atomicdir), so a crash leaves the previous model
 // directory as it was.
 func WriteArtifact(dir string, net *MLP, curve []byte, m *Manifest) error {
@@ -216,7 +216,7 @@ type Model struct {
 // SHA-256: an error wrapping ErrDigest, or train.ErrUnsealed for a
 // manifest from before seals), the kind (a *train.KindError for another),
 // the architecture against its bounds, the features and the
-// standardisation (CheckArchitecture, CheckStandardisation) before the
+// standardisation (CheckArchitecture, Stats.Check) before the
 // weights are read, and the weights against the architecture
 // (train.ErrBadModel).
 func Open(dir string) (*Model, error) {
