@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/train"
 )
 
 // DefaultDecisionSec is the decision interval: the simulator's decision
@@ -127,6 +128,9 @@ func (a *Advisor) DecideAt(ctx context.Context, obs *Observation, pJobID string)
 	d.PStarted, d.PExpectedEndUnix = ch.Started, ch.ExpectedEnd
 	d.PRemainingSec = max(ch.ExpectedEnd-obs.Now, 0)
 	d.Score = a.model.Score(a.x, int(st.P.Nodes), float64(d.PRemainingSec))
+	if err := d.Score.check(); err != nil {
+		return Decision{}, fmt.Errorf("model %s (kind %s): %w", info.Dir, info.Kind, err)
+	}
 	d.Submit, d.Reason = d.Score.Submit, "model"
 	d.Action = "wait"
 	if d.Submit {
@@ -142,6 +146,22 @@ func (a *Advisor) DecideAt(ctx context.Context, obs *Observation, pJobID string)
 	snap := st.Sim.Snapshot()
 	d.Pending, d.Running = len(snap.Pending), len(snap.Running)
 	return d, a.audit(&d)
+}
+
+// check returns an error wrapping train.ErrBadModel when a number of s
+// is NaN or infinite: such a score decides nothing (every comparison with
+// NaN is false) and cannot be written as JSON.
+func (s Score) check() error {
+	for _, v := range []struct {
+		name string
+		x    float64
+	}{{"prediction", s.Prediction}, {"score", s.Value}, {"threshold", s.Threshold}, {s.ParamName, s.Param}} {
+		if math.IsNaN(v.x) || math.IsInf(v.x, 0) {
+			return fmt.Errorf("%w: its %s is %v (score %v, prediction %v, threshold %v): a model that scores NaN or infinity cannot decide",
+				train.ErrBadModel, v.name, v.x, s.Value, s.Prediction, s.Threshold)
+		}
+	}
+	return nil
 }
 
 // pEnded reports whether P shows as ended in the queue or the history.

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mirage-hpc/mirage/advise"
+	"github.com/mirage-hpc/mirage/internal/modeltest"
 	"github.com/mirage-hpc/mirage/train"
 )
 
@@ -122,6 +124,10 @@ func TestOpen_Checks(t *testing.T) {
 	mb, _ := os.ReadFile(filepath.Join(fixtureModel, "model.json"))
 	os.WriteFile(filepath.Join(dir, "manifest.json"), b, 0o644)
 	os.WriteFile(filepath.Join(dir, "model.json"), mb, 0o644)
+	if _, err := advise.Open(dir); !errors.Is(err, train.ErrDigest) {
+		t.Fatalf("edited manifest: %v, want ErrDigest", err)
+	}
+	modeltest.Reseal(t, dir)
 	if _, err := advise.Open(dir); !errors.Is(err, train.ErrFeatures) {
 		t.Fatalf("old schema: %v, want ErrFeatures", err)
 	}
@@ -177,5 +183,39 @@ func TestSlurmSource_Fallbacks(t *testing.T) {
 	}
 	if got := obs.Queue[5].Name; got != `it's "quoted" | piped` {
 		t.Errorf("hostile name read as %q", got)
+	}
+}
+
+// nanModel wraps a model and scores NaN or +Inf.
+type nanModel struct {
+	advise.Model
+	v float64
+}
+
+func (m nanModel) Score(x []float64, nodes int, rem float64) advise.Score {
+	s := m.Model.Score(x, nodes, rem)
+	s.Prediction, s.Value = m.v, m.v
+	return s
+}
+
+// TestAdvisor_NonFiniteScore: a score that is NaN or infinite is a bad
+// model (train.ErrBadModel), not a "wait" nor an audit line that cannot be
+// written as JSON.
+func TestAdvisor_NonFiniteScore(t *testing.T) {
+	m, err := advise.Open(fixtureModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []float64{math.NaN(), math.Inf(1)} {
+		var audit bytes.Buffer
+		a := advise.New(nanModel{m, v}, &advise.StaticSource{Obs: queue()})
+		a.Audit = &audit
+		_, err := a.Decide(context.Background(), "10")
+		if !errors.Is(err, train.ErrBadModel) || !strings.Contains(err.Error(), fixtureModel) || !strings.Contains(err.Error(), "score") {
+			t.Errorf("score %v: %v; want train.ErrBadModel naming the model and its score", v, err)
+		}
+		if audit.Len() != 0 {
+			t.Errorf("score %v: audit %q, want nothing", v, audit.String())
+		}
 	}
 }

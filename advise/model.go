@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/mirage-hpc/mirage/features"
@@ -71,7 +69,10 @@ type ModelInfo struct {
 }
 
 // Open loads a model directory of `mirage train` (forest, xgboost, dqn or
-// estimate), checking its digest (train.ErrDigest, dqn.ErrDigest) and its
+// estimate), checking its seal (train.ErrDigest: the manifest and every
+// file; train.ErrUnsealed for a directory from before seals), its kind (a
+// *train.KindError, naming the commands that take it, for a run-time
+// model, a forecast or another directory) and its
 // feature names and schema version against the features package
 // (train.ErrFeatures), and derives the live options from its manifest:
 // the simulator configuration it was trained in (the manifest's, else its
@@ -82,18 +83,16 @@ type ModelInfo struct {
 // longer has the manifest's SHA-256, is an error wrapping ErrRuntimeModel
 // and train.ErrDigest that names its directory and both digests.
 func Open(dir string) (Model, error) {
-	var head struct {
-		Kind string `json:"kind"`
-	}
-	b, err := os.ReadFile(filepath.Join(dir, train.ManifestFile))
+	kind, target, err := train.ReadKind(dir)
 	if err != nil {
-		return nil, fmt.Errorf("open model: %w", err)
+		return nil, err
 	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return nil, fmt.Errorf("open model %s: manifest: %w", dir, err)
-	}
-	if head.Kind == "dqn" {
+	switch kind {
+	case train.KindDQN:
 		return openDQN(dir)
+	case "forest", "xgboost", train.KindEstimate:
+	default:
+		return nil, &train.KindError{Dir: dir, Kind: kind, Target: target, Want: "a model advise takes (forest, xgboost, estimate or dqn)"}
 	}
 	a, err := train.Open(dir)
 	if err != nil {
@@ -102,13 +101,13 @@ func Open(dir string) (Model, error) {
 	m := &treeModel{a: a}
 	m.info = ModelInfo{Dir: dir, Kind: a.Manifest.Kind, Target: a.Manifest.Target, Digest: a.Manifest.ModelSHA256,
 		Protocol: a.Manifest.Protocol, OperatingPoint: a.Manifest.OperatingPoint}
-	if m.target, err = train.ParseTarget(a.Manifest.Target); err != nil && a.Manifest.Kind != train.KindEstimate {
-		return nil, fmt.Errorf("model %s: %w", dir, err)
+	if a.Manifest.Kind == train.KindEstimate {
+		m.target = train.Target(a.Manifest.Target) // train.Open checked it is an estimate
+	} else if m.target, err = train.ParseTarget(a.Manifest.Target); err != nil {
+		return nil, fmt.Errorf("model %s: %w: %w", dir, train.ErrBadModel, err)
 	}
 	var rt *jobruntime.Model
-	if a.Manifest.Kind == train.KindEstimate {
-		m.target = train.Target(a.Manifest.Target)
-	} else {
+	if a.Manifest.Kind != train.KindEstimate {
 		names := features.Names()
 		if a.Manifest.RuntimeModel != "" {
 			if rt, err = openRuntimeModel(dir, a.Manifest.RuntimeModel, a.Manifest.RuntimeModelSHA256); err != nil {
@@ -142,7 +141,7 @@ func openDQN(dir string) (Model, error) {
 	}
 	m := &dqnModel{m: d}
 	m.info = ModelInfo{Dir: dir, Kind: "dqn", Target: string(train.TargetAdvantage), Rule: train.RuleText(train.TargetAdvantage),
-		Digest: d.Manifest.Files[dqn.WeightsFile], Protocol: d.Manifest.Protocol, OperatingPoint: d.Manifest.OperatingPoint}
+		Digest: d.Manifest.Files[dqn.WeightsFile].SHA256, Protocol: d.Manifest.Protocol, OperatingPoint: d.Manifest.OperatingPoint}
 	if op := m.info.OperatingPoint; op != nil {
 		m.info.OverlapBudgetH = op.BudgetH
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/internal/modeltest"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train"
@@ -223,6 +224,7 @@ func runtimeModelFixture(tb testing.TB, rtDir, sha string, column bool) string {
 	if err := os.WriteFile(filepath.Join(dir, train.ManifestFile), mb, 0o644); err != nil {
 		tb.Fatal(err)
 	}
+	modeltest.Reseal(tb, dir)
 	return dir
 }
 

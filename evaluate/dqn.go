@@ -17,8 +17,10 @@ type DQN struct {
 	Model *dqn.Model
 }
 
-// NewDQN opens a DQN model directory (mirage train --model dqn) and checks
-// its features against the features package's.
+// NewDQN opens a DQN model directory (mirage train --model dqn; another
+// kind is a *train.KindError) and checks its features against the
+// features package's. Decide fails (train.ErrBadModel) when a Q-value is
+// NaN or infinite.
 func NewDQN(label, dir string) (*DQN, error) {
 	m, err := dqn.Open(dir)
 	if err != nil {
@@ -37,5 +39,5 @@ func (p *DQN) Decide(c *DecisionContext) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return p.Model.SubmitAt(f, int(c.Q.Nodes)), nil
+	return p.Model.Decide(f, int(c.Q.Nodes))
 }

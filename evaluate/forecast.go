@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -282,10 +283,14 @@ func (p *RuntimeEstimate) Decide(c *DecisionContext) (bool, error) {
 }
 
 // ForecastKind is the kind of a forecast directory's forecast.json.
-const ForecastKind = "forecast"
+const ForecastKind = train.KindForecast
 
 // ForecastFile is the file TrainForecast writes.
-const ForecastFile = "forecast.json"
+const ForecastFile = train.ForecastFile
+
+// MaxRollouts bounds a forecast's rollouts per decision (forecast.json's
+// rollouts) that ReadForecastManifest accepts.
+const MaxRollouts = 1 << 16
 
 // ForecastManifest is forecast.json: the run-time model the forecast and
 // runtime-estimate policies use, the rollouts' settings, and their
@@ -308,34 +313,49 @@ type ForecastManifest struct {
 	Windows         int                   `json:"windows"`
 	Stride          int                   `json:"window_stride"`
 	Version         string                `json:"version"`
+	// Seal covers forecast.json itself (train.Seal; the directory has no
+	// other file of its own).
+	train.Seal
 }
 
-// ReadForecastManifest reads dir's forecast.json.
+// ReadForecastManifest reads dir's forecast.json, checking its seal
+// (train.ErrDigest; train.ErrUnsealed for one from before seals), its
+// kind and its settings (train.ErrBadModel: rollouts in [0, MaxRollouts],
+// resample days >= 0, correlation in [0, 1]).
 func ReadForecastManifest(dir string) (*ForecastManifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ForecastFile))
+	b, err := train.ReadManifestFile(dir, ForecastFile)
 	if err != nil {
 		return nil, fmt.Errorf("open forecast: %w", err)
 	}
 	var m ForecastManifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("open forecast %s: %w", dir, err)
+		return nil, fmt.Errorf("open forecast %s: %w: %w", dir, train.ErrBadModel, err)
 	}
 	if m.Kind != ForecastKind {
-		return nil, fmt.Errorf("%w: %s: kind %q, want %q", ErrPolicy, dir, m.Kind, ForecastKind)
+		return nil, &train.KindError{Dir: dir, Kind: m.Kind, Want: "a forecast (kind forecast)"}
+	}
+	if m.K < 0 || m.K > MaxRollouts || m.ResampleDays < 0 || !(m.Correlation >= 0 && m.Correlation <= 1) {
+		return nil, fmt.Errorf("open forecast %s: %w: rollouts %d (want 0 to %d), resample_days %d (want >= 0), correlation %v (want 0 to 1)",
+			dir, train.ErrBadModel, m.K, MaxRollouts, m.ResampleDays, m.Correlation)
+	}
+	if err := m.Seal.Verify(dir); err != nil {
+		return nil, fmt.Errorf("open forecast: %w", err)
 	}
 	return &m, nil
 }
 
-// WriteForecastManifest writes m as dir/forecast.json, creating dir.
+// WriteForecastManifest writes m, sealed, as dir/forecast.json, creating
+// dir.
 func WriteForecastManifest(dir string, m *ForecastManifest) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write forecast: %w", err)
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
+	m.Seal = train.Seal{}
+	b, err := train.MarshalManifest(m, &m.Seal)
 	if err != nil {
 		return fmt.Errorf("write forecast: %w", err)
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, ForecastFile), append(b, '\n')); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, ForecastFile), b); err != nil {
 		return fmt.Errorf("write forecast: %w", err)
 	}
 	return nil
@@ -344,6 +364,7 @@ func WriteForecastManifest(dir string, m *ForecastManifest) error {
 // openForecastDir resolves a forecast:DIR or runtime-estimate:DIR
 // argument: a directory written by TrainForecast (forecast.json), or a
 // run-time model directory (no operating points: τ = 0.5, margin 0).
+// Another kind of directory is a *train.KindError.
 func openForecastDir(dir string) (rtDir string, m *ForecastManifest, err error) {
 	if _, err := os.Stat(filepath.Join(dir, ForecastFile)); err == nil {
 		m, err := ReadForecastManifest(dir)
@@ -359,8 +380,18 @@ func openForecastDir(dir string) (rtDir string, m *ForecastManifest, err error) 
 		}
 		return m.Runtime, m, nil
 	}
-	if _, err := jobruntime.ReadManifest(dir); err != nil {
+	kind, target, err := train.ReadKind(dir)
+	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil, fmt.Errorf("%w: %s is neither a forecast (train --model forecast) nor a run-time model (train --model runtime): %w", ErrPolicy, dir, err)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	if kind != train.KindRuntime {
+		return "", nil, &train.KindError{Dir: dir, Kind: kind, Target: target, Want: "a forecast (train --model forecast) or a run-time model (train --model runtime)"}
+	}
+	if _, err := jobruntime.ReadManifest(dir); err != nil {
+		return "", nil, err
 	}
 	return dir, nil, nil
 }

@@ -191,15 +191,16 @@ type Model struct {
 // NewModel opens a model directory and checks its features against the
 // features package's (with features.ModelEstimateName last when the
 // manifest names a run-time model, whose model file must still have the
-// manifest's SHA-256: checkRuntimeModel). param, when not nil, overrides
-// the operating point.
+// manifest's SHA-256: checkRuntimeModel). A directory of another kind
+// (an estimate margin, a DQN, ...) is a *train.KindError. param, when not
+// nil, overrides the operating point.
 func NewModel(label, dir string, param *float64) (*Model, error) {
 	a, err := train.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	if a.Manifest.Kind == train.KindEstimate {
-		return nil, fmt.Errorf("%w: %s is an estimate margin (train --model estimate): use slurm-estimate:%s", ErrPolicy, dir, dir)
+	if a.Model == nil {
+		return nil, &train.KindError{Dir: dir, Kind: a.Manifest.Kind, Target: a.Manifest.Target, Want: "a forest or xgboost model (policy forest:DIR or xgboost:DIR)"}
 	}
 	names := features.Names()
 	if a.Manifest.RuntimeModel != "" {
@@ -251,7 +252,8 @@ func paramFor(param *float64, op *train.OperatingPoint, t train.Target, nodes in
 }
 
 // Predict returns the model's prediction at c.Now: r or the wait in
-// hours, or the probability of interruption.
+// hours, or the probability of interruption; a NaN or infinite one is an
+// error wrapping train.ErrBadModel.
 func (m *Model) Predict(c *DecisionContext) (float64, error) {
 	f, err := c.Features()
 	if err != nil {
@@ -274,7 +276,11 @@ func (m *Model) Predict(c *DecisionContext) (float64, error) {
 			row[i] = float32(v)
 		}
 	}
-	return float64(m.Artifact.Model.Predict(row)), nil
+	p := float64(m.Artifact.Model.Predict(row))
+	if math.IsNaN(p) || math.IsInf(p, 0) {
+		return 0, fmt.Errorf("%w: %s predicts %v", train.ErrBadModel, m.Artifact.Dir, p)
+	}
+	return p, nil
 }
 
 // modelEstimateKey memoizes features.ModelEstimateR per run-time model.
@@ -302,19 +308,17 @@ type TrainedEstimate struct {
 	Target train.Target
 }
 
-// NewTrainedEstimate opens a `train --model estimate` directory.
+// NewTrainedEstimate opens a `train --model estimate` (or estimate-rt)
+// directory; another kind is a *train.KindError.
 func NewTrainedEstimate(label, dir string) (*TrainedEstimate, error) {
 	a, err := train.Open(dir)
 	if err != nil {
 		return nil, err
 	}
 	if a.Manifest.Kind != train.KindEstimate {
-		return nil, fmt.Errorf("%w: %s is a %s model, not an estimate margin (train --model estimate)", ErrPolicy, dir, a.Manifest.Kind)
+		return nil, &train.KindError{Dir: dir, Kind: a.Manifest.Kind, Target: a.Manifest.Target, Want: "an estimate margin (train --model estimate or estimate-rt; policy slurm-estimate:DIR)"}
 	}
-	t := train.Target(a.Manifest.Target)
-	if t != train.TargetEstimate && t != train.TargetEstimateRT {
-		return nil, fmt.Errorf("%w: %s: estimate of unknown kind %q", ErrPolicy, dir, a.Manifest.Target)
-	}
+	t := train.Target(a.Manifest.Target) // train.Open checked it is an estimate
 	return &TrainedEstimate{Label: label, OP: a.Manifest.OperatingPoint, Target: t}, nil
 }
 

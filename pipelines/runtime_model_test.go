@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/internal/modeltest"
 	"github.com/mirage-hpc/mirage/pipelines"
 	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/jobruntime"
@@ -239,6 +240,7 @@ func retrain(t *testing.T, rt string) {
 	if err := os.WriteFile(mpath, mb, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	modeltest.Reseal(t, rt)
 }
 
 // TestSlurmExecutor_RuntimeModel: the study the Slurm jobs read names

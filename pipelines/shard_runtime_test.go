@@ -3,12 +3,16 @@ package pipelines_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/mirage-hpc/mirage/internal/modeltest"
 	"github.com/mirage-hpc/mirage/pipelines"
 	"github.com/mirage-hpc/mirage/trace"
+	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/jobruntime"
 	"github.com/mirage-hpc/mirage/train/xgboost"
 )
@@ -65,6 +69,12 @@ func TestRun_PolicyDirKeyed(t *testing.T) {
 	if err := os.WriteFile(png, append(b, 0), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A changed file alone fails the model's seal: the stage refuses it.
+	_, err := pipelines.Run(context.Background(), s, pipelines.RunOptions{Trace: tr, Out: out, Version: "test", Workers: 2, DryRun: true, Only: "evaluate"})
+	if !errors.Is(err, train.ErrDigest) || !strings.Contains(err.Error(), "calibration.png") {
+		t.Fatalf("evaluate with a changed file of its policy's model: %v; want train.ErrDigest naming calibration.png", err)
+	}
+	modeltest.Reseal(t, rt) // as a model written again would be
 	if changed := evaluate(true); changed.Cached || changed.Key == first.Key {
 		t.Errorf("a file of the policy's model changed: cached %v, key %s (was %s), want a new key", changed.Cached, changed.Key, first.Key)
 	}

@@ -91,7 +91,7 @@ func LoadDQN(policy, dir string, log *slog.Logger) (DQNModel, error) {
 	}
 	m.BestValidReturn, m.EarlyStopped = man.Training.BestValidReturn, man.Training.EarlyStopped
 	m.ValidReactive, m.ValidOracle, m.Target = man.Training.ValidReactive, man.Training.ValidOracle, man.Config.Target
-	m.Protocol, m.GradSteps, m.WeightsSHA256 = man.Protocol, man.Training.GradSteps, man.Files[dqn.WeightsFile]
+	m.Protocol, m.GradSteps, m.WeightsSHA256 = man.Protocol, man.Training.GradSteps, man.Files[dqn.WeightsFile].SHA256
 	return m, nil
 }
 

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mirage-hpc/mirage/internal/atomicdir"
+	"math"
 	"os"
-	"path/filepath"
+	"slices"
+
+	"github.com/mirage-hpc/mirage/internal/atomicdir"
 
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/train/xgbjson"
@@ -23,7 +25,9 @@ const (
 
 // Errors of Open and Artifact.Check.
 var (
-	// ErrDigest means model.json does not match the manifest's SHA-256.
+	// ErrDigest means a model directory does not match its seal: the
+	// manifest was changed (its manifest_sha256), or a file it lists is
+	// missing or has another size or SHA-256 (see Seal).
 	ErrDigest = errors.New("model digest mismatch")
 	// ErrFeatures means a feature table's names, order or schema version
 	// differ from the manifest's.
@@ -63,6 +67,8 @@ type Manifest struct {
 	// when the model has no such column.
 	RuntimeModel       string `json:"runtime_model,omitempty"`
 	RuntimeModelSHA256 string `json:"runtime_model_sha256,omitempty"`
+	// Seal covers the directory: model.json, cv.json and this manifest.
+	Seal
 }
 
 // KindEstimate is the manifest kind of `train --model estimate`: no
@@ -76,37 +82,42 @@ var ArtifactFiles = []string{ModelFile, ManifestFile, CVFile}
 
 // WriteArtifact writes model.json (unless m.Kind is KindEstimate),
 // cv.json (when m.CV is set) and manifest.json (with model.json's
-// SHA-256) as the directory dir, as a unit: the files go into a temporary
-// directory beside dir that replaces dir only when complete (atomicdir),
-// so a crash leaves the previous model directory as it was, and a
-// concurrent writer of dir fails (atomicfile.ErrLocked).
+// SHA-256, sealing the directory: Seal) as the directory dir, as a unit:
+// the files go into a temporary directory beside dir that replaces dir
+// only when complete (atomicdir), so a crash leaves the previous model
+// directory as it was, and a concurrent writer of dir fails
+// (atomicfile.ErrLocked).
 func WriteArtifact(dir string, model []byte, m *Manifest) error {
 	d, err := atomicdir.Create(dir, ArtifactFiles...)
 	if err != nil {
 		return fmt.Errorf("write artifact: %w", err)
 	}
 	defer d.Abort()
+	m.Seal = Seal{}
 	if m.Kind != KindEstimate {
 		sum := sha256.Sum256(model)
 		m.ModelSHA256 = hex.EncodeToString(sum[:])
 		if err := os.WriteFile(d.File(ModelFile), model, 0o644); err != nil {
 			return fmt.Errorf("write artifact: %w", err)
 		}
+		m.Seal.Add(ModelFile, model)
 	}
 	if m.CV != nil {
 		b, err := json.MarshalIndent(m.CV, "", "  ")
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(d.File(CVFile), append(b, '\n'), 0o644); err != nil {
+		b = append(b, '\n')
+		if err := os.WriteFile(d.File(CVFile), b, 0o644); err != nil {
 			return fmt.Errorf("write artifact: %w", err)
 		}
+		m.Seal.Add(CVFile, b)
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
+	b, err := MarshalManifest(m, &m.Seal)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(d.File(ManifestFile), append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(d.File(ManifestFile), b, 0o644); err != nil {
 		return fmt.Errorf("write artifact: %w", err)
 	}
 	return d.Commit()
@@ -114,44 +125,82 @@ func WriteArtifact(dir string, model []byte, m *Manifest) error {
 
 // Artifact is a loaded model directory.
 type Artifact struct {
+	// Dir is the directory it was opened from.
+	Dir      string
 	Manifest Manifest
-	Model    *xgbjson.Model
+	// Model is the tree ensemble; nil for KindEstimate, which predicts
+	// nothing.
+	Model *xgbjson.Model
 }
 
-// Open reads dir's manifest and model, checks the model's SHA-256 (an
-// error wrapping ErrDigest on mismatch) and parses it with the pure-Go
-// evaluator.
+// Open reads dir's manifest and model, checking the seal (the manifest's
+// own digest, then every file's size and SHA-256: an error wrapping
+// ErrDigest, or ErrUnsealed for a manifest from before seals), the kind
+// (forest, xgboost or estimate; another is a *KindError saying which
+// commands take it) and the target, and parses the model with the
+// pure-Go evaluator (ErrBadModel when it does not fit the manifest).
 func Open(dir string) (*Artifact, error) {
-	mb, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	return open(dir, "a forest, xgboost or estimate model", "forest", "xgboost", KindEstimate)
+}
+
+// OpenPredictor is Open for a model that predicts (forest or xgboost), as
+// `mirage predict` needs: an estimate margin, like any other kind, is a
+// *KindError naming the commands that take it.
+func OpenPredictor(dir string) (*Artifact, error) {
+	return open(dir, "a model that predicts (forest or xgboost)", "forest", "xgboost")
+}
+
+// open is Open for a directory of one of kinds (want describes them).
+func open(dir, want string, kinds ...string) (*Artifact, error) {
+	kind, target, err := ReadKind(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(kinds, kind) {
+		return nil, &KindError{Dir: dir, Kind: kind, Target: target, Want: want}
+	}
+	mb, err := ReadManifestFile(dir, ManifestFile)
 	if err != nil {
 		return nil, fmt.Errorf("open model: %w", err)
 	}
-	var a Artifact
+	a := Artifact{Dir: dir}
 	if err := json.Unmarshal(mb, &a.Manifest); err != nil {
 		return nil, fmt.Errorf("open model %s: %w: manifest: %w", dir, ErrBadModel, err)
 	}
-	if a.Manifest.Kind == KindDQN {
-		return nil, fmt.Errorf("open model %s: %w: %w", dir, ErrBadModel, ErrDQNModel)
+	if err := a.Manifest.Seal.Verify(dir, ModelFile); err != nil {
+		return nil, fmt.Errorf("open model: %w", err)
 	}
 	if a.Manifest.Kind == KindEstimate {
+		if t := Target(a.Manifest.Target); t != TargetEstimate && t != TargetEstimateRT {
+			return nil, fmt.Errorf("open model %s: %w: an estimate manifest of target %q (want %s or %s)", dir, ErrBadModel, t, TargetEstimate, TargetEstimateRT)
+		}
 		if a.Manifest.OperatingPoint == nil {
 			return nil, fmt.Errorf("open model %s: %w: an estimate manifest without operating_point", dir, ErrBadModel)
 		}
+		if _, ok := a.Manifest.Seal.Files[ModelFile]; ok {
+			return nil, fmt.Errorf("open model %s: %w: an estimate manifest with a %s", dir, ErrBadModel, ModelFile)
+		}
 		return &a, nil // no model file
 	}
-	model, err := os.ReadFile(filepath.Join(dir, ModelFile))
+	t, err := ParseTarget(a.Manifest.Target)
+	if err != nil {
+		return nil, fmt.Errorf("open model %s: %w: %w", dir, ErrBadModel, err)
+	}
+	if a.Manifest.Seal.Files[ModelFile].SHA256 != a.Manifest.ModelSHA256 {
+		return nil, fmt.Errorf("open model %s: %w: model_sha256 %s, the manifest's files say %s has sha256 %s", dir, ErrDigest, a.Manifest.ModelSHA256, ModelFile, a.Manifest.Seal.Files[ModelFile].SHA256)
+	}
+	model, err := a.Manifest.Seal.ReadFile(dir, ModelFile, MaxModelFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("open model: %w", err)
-	}
-	sum := sha256.Sum256(model)
-	if got := hex.EncodeToString(sum[:]); got != a.Manifest.ModelSHA256 {
-		return nil, fmt.Errorf("open model %s: %w: sha256 %s, manifest says %s", dir, ErrDigest, got, a.Manifest.ModelSHA256)
 	}
 	if a.Model, err = xgbjson.Parse(model); err != nil {
 		return nil, fmt.Errorf("open model %s: %w: %w", dir, ErrBadModel, err)
 	}
 	if a.Model.NumFeature != len(a.Manifest.Features) {
 		return nil, fmt.Errorf("open model %s: %w: model has %d features, manifest %d", dir, ErrBadModel, a.Model.NumFeature, len(a.Manifest.Features))
+	}
+	if a.Model.Logistic != t.Classification() {
+		return nil, fmt.Errorf("open model %s: %w: objective %s does not predict target %s", dir, ErrBadModel, a.Model.Objective, t)
 	}
 	return &a, nil
 }
@@ -166,12 +215,25 @@ func (a *Artifact) Check(names []string, schemaVersion int) error {
 	return CheckFeatures(names, schemaVersion, want, a.Manifest.FeatureSchemaVersion)
 }
 
-// Predict returns r in hours for every row of s after Check.
+// Predict returns the prediction (r in hours, or the target's) for every
+// row of s after Check. A model that predicts nothing (KindEstimate) is a
+// *KindError; a prediction that is NaN or infinite is an error wrapping
+// ErrBadModel naming the row.
 func (a *Artifact) Predict(s *features.Samples, schemaVersion int) ([]float32, error) {
+	if a.Model == nil {
+		return nil, &KindError{Dir: a.Dir, Kind: a.Manifest.Kind, Target: a.Manifest.Target, Want: "a model that predicts (forest or xgboost)"}
+	}
 	if err := a.Check(s.Names, schemaVersion); err != nil {
 		return nil, err
 	}
-	return a.Model.PredictColumns(nil, s.Features), nil
+	pred := a.Model.PredictColumns(nil, s.Features)
+	for i, p := range pred {
+		if math.IsNaN(float64(p)) || math.IsInf(float64(p), 0) {
+			return nil, fmt.Errorf("%s: %w: it predicts %v for row %d (window %d, probe time %d)",
+				a.Dir, ErrBadModel, p, i, s.WindowID[i], s.ProbeTime[i])
+		}
+	}
+	return pred, nil
 }
 
 // CheckRuntime returns an error matching ErrFeatures unless the samples

@@ -8,8 +8,31 @@
 // windows (ChooseOperatingPoint, OperatingPoint), and writes portable
 // artifacts:
 // model.json (XGBoost JSON), manifest.json and cv.json. Open loads an
-// artifact, checks the model's SHA-256, and predicts with the pure-Go
-// evaluator train/xgbjson, so prediction needs no cgo.
+// artifact, checks its seal, and predicts with the pure-Go evaluator
+// train/xgbjson, so prediction needs no cgo.
+//
+// Every model directory (kinds forest, xgboost, estimate; dqn of
+// train/dqn; runtime of train/jobruntime; forecast of evaluate, whose
+// manifest is forecast.json) is sealed by its manifest (Seal):
+//
+//   - "files" maps the name of every other file of the directory to its
+//     size in bytes and SHA-256 (hex);
+//   - "manifest_sha256" is the SHA-256 (hex) of the manifest's canonical
+//     form: the manifest's JSON object with that one top-level value set to
+//     "" (the empty string), encoded compactly with every object's keys
+//     sorted by bytes, numbers as written in the file, and strings as
+//     encoding/json writes them (ManifestDigest).
+//
+// Reformatting a manifest (whitespace, key order) keeps its digest; any
+// other edit changes it. Loaders check the manifest's digest first
+// (ReadManifestFile; a manifest without one, written before seals, is
+// refused with ErrUnsealed: train the model again), then each file's size
+// before reading it (Seal.ReadFile, Seal.Verify: a file of another size
+// is refused unread) and its SHA-256: errors wrap ErrDigest and name the
+// file. Files and manifests have size bounds (MaxManifestBytes,
+// MaxModelFileBytes; train/dqn bounds its weights by its architecture).
+// A directory of another kind than a loader takes is a *KindError, whose
+// message names the commands that take it (KindUses).
 //
 // Kinds: KindForest is XGBoost's random-forest mode (num_parallel_tree
 // trees, row and per-node column subsampling, learning rate 1, one

@@ -5,17 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 )
 
-// ReadManifest reads dir's manifest.json (WriteManifest's) without
-// opening the model file, for tools that describe a model rather than
-// run it (Open also checks and parses the model). A missing file is an
-// error wrapping fs.ErrNotExist.
+// ReadManifest reads dir's manifest.json (WriteArtifact's) without
+// opening the model file or checking the seal, for tools that describe a
+// model rather than run it (Open checks the seal and parses the model). A
+// missing file is an error wrapping fs.ErrNotExist; one larger than
+// MaxManifestBytes wraps ErrBadModel.
 func ReadManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestFile)
-	b, err := os.ReadFile(path)
+	b, err := ReadBounded(path, MaxManifestBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest: %w", err)
 	}
@@ -33,7 +33,7 @@ func ReadCV(dir string, m *Manifest) (*CVResult, error) {
 		return m.CV, nil
 	}
 	path := filepath.Join(dir, CVFile)
-	b, err := os.ReadFile(path)
+	b, err := ReadBounded(path, MaxManifestBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -142,9 +142,10 @@ func runAdvise(ctx context.Context, g *globalOptions, o adviseOptions, r advise.
 		defer closeFn()
 		a.Audit = w
 	}
+	var emitErr error
 	show := func(d advise.Decision) {
-		if !d.Submit || !(o.Submit || o.DryRun) {
-			emitDecision(g.stdout, o.JSON, adviseResult{Decision: d})
+		if emitErr == nil && (!d.Submit || !(o.Submit || o.DryRun)) {
+			emitErr = emitDecision(g.stdout, o.JSON, adviseResult{Decision: d})
 		}
 	}
 	var d advise.Decision
@@ -152,6 +153,9 @@ func runAdvise(ctx context.Context, g *globalOptions, o adviseOptions, r advise.
 		d, err = a.Watch(ctx, o.Job, o.Interval, show, nil)
 	} else if d, err = a.Decide(ctx, o.Job); err == nil {
 		show(d)
+	}
+	if err == nil {
+		err = emitErr
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -170,8 +174,7 @@ func runAdvise(ctx context.Context, g *globalOptions, o adviseOptions, r advise.
 	if err != nil {
 		return err
 	}
-	emitDecision(g.stdout, o.JSON, adviseResult{Decision: d, Submitted: id, Command: argv, DryRun: o.DryRun})
-	return nil
+	return emitDecision(g.stdout, o.JSON, adviseResult{Decision: d, Submitted: id, Command: argv, DryRun: o.DryRun})
 }
 
 func openAudit(path string, stderr io.Writer) (io.Writer, func(), error) {
@@ -186,11 +189,14 @@ func openAudit(path string, stderr io.Writer) (io.Writer, func(), error) {
 }
 
 // emitDecision prints one decision: a JSON line, or a few lines of text.
-func emitDecision(w io.Writer, asJSON bool, r adviseResult) {
+func emitDecision(w io.Writer, asJSON bool, r adviseResult) error {
 	if asJSON {
-		b, _ := json.Marshal(r)
-		fmt.Fprintf(w, "%s\n", b)
-		return
+		b, err := json.Marshal(r)
+		if err != nil {
+			return fmt.Errorf("advise: decision: %w", err)
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
 	}
 	d := r.Decision
 	t := func(u int64) string { return time.Unix(u, 0).UTC().Format(time.RFC3339) }
@@ -225,4 +231,5 @@ func emitDecision(w io.Writer, asJSON bool, r adviseResult) {
 	case r.Submitted != "":
 		fmt.Fprintf(w, "  submitted Q: job %s\n", r.Submitted)
 	}
+	return nil
 }

@@ -5,11 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/internal/modeltest"
+	"github.com/mirage-hpc/mirage/train/dqn"
 )
 
 // adviseFixture is advise's checked-in tiny model trained on the
@@ -148,8 +153,65 @@ func TestAdvise_RuntimeModelMissing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	modeltest.Reseal(t, dir)
 	_, stderr, code := run(t, "advise", "--model", dir, "--job", "1")
 	if code != 2 || !strings.Contains(stderr, filepath.Join(dir, "rt-gone")) || !strings.Contains(stderr, strings.Repeat("ab", 32)) {
 		t.Fatalf("exit %d, stderr %q; want 2 naming the run-time model and its digest", code, stderr)
+	}
+}
+
+// TestAdvise_NonFiniteScoreJSON: advise --json with a DQN that scores
+// NaN (a standardisation std of 0, refused when loaded) or infinity
+// (finite weights that overflow) exits 2 with the reason, and prints no
+// decision (before, it printed an empty line and exited 0).
+func TestAdvise_NonFiniteScoreJSON(t *testing.T) {
+	sq, err := os.ReadFile("../../advise/testdata/squeue-22.05.8-b.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := features.Schema()
+	write := func(sizes []int, w float64, std0 bool) string {
+		net, err := dqn.NewMLP(append([]int{len(fs)}, sizes...), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w != 0 {
+			for _, p := range net.Params() {
+				for i := range p {
+					p[i] = w
+				}
+			}
+		}
+		st := dqn.NewStats(nil, len(fs))
+		if std0 {
+			st.Std[3] = 0
+		}
+		dir := filepath.Join(t.TempDir(), "dqn")
+		m := &dqn.Manifest{Features: fs, FeatureSchemaVersion: features.FeatureSchemaVersion, Standardisation: st}
+		if err := dqn.WriteArtifact(dir, net, nil, m); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	for name, tt := range map[string]struct {
+		dir, want string
+	}{
+		"StdZero":  {write([]int{4, dqn.NumActions}, 0, true), "std 3 is 0"},
+		"Overflow": {write([]int{4, 4, 4, 4, 4, 4, 4, 4, 4, dqn.NumActions}, 3e38, false), "prediction is NaN"},
+	} {
+		for _, audit := range []string{"", filepath.Join(t.TempDir(), "audit.jsonl")} {
+			t.Run(fmt.Sprintf("%s/audit=%v", name, audit != ""), func(t *testing.T) {
+				var out, errb bytes.Buffer
+				g := &globalOptions{stdout: &out, stderr: &errb}
+				o := adviseOptions{Model: tt.dir, Job: "275", JSON: true, Audit: audit}
+				err := runAdvise(context.Background(), g, o, &fakeSlurm{squeue: sq}, captureAt)
+				if exitCode(err) != exitBadInput || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("advise: %v (exit %d); want exit %d naming %q", err, exitCode(err), exitBadInput, tt.want)
+				}
+				if out.Len() != 0 {
+					t.Errorf("stdout %q, want no decision", out.String())
+				}
+			})
+		}
 	}
 }

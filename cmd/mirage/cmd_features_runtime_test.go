@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/internal/modeltest"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train"
@@ -176,25 +176,20 @@ func TestEvaluate_RuntimeFeatureModel(t *testing.T) {
 		if err := os.MkdirAll(to, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		for _, file := range []string{train.ModelFile, train.ManifestFile} {
-			b, err := os.ReadFile(filepath.Join(model, file))
+		ents, err := os.ReadDir(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			b, err := os.ReadFile(filepath.Join(model, e.Name()))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if file == train.ManifestFile {
-				var m map[string]any
-				if err := json.Unmarshal(b, &m); err != nil {
-					t.Fatal(err)
-				}
-				f(m)
-				if b, err = json.Marshal(m); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := os.WriteFile(filepath.Join(to, file), b, 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
+		modeltest.Edit(t, to, f) // an edit on purpose: sealed again
 		return to
 	}
 	t.Run("ErrDigestMismatch", func(t *testing.T) {

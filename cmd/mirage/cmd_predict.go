@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -16,13 +15,16 @@ func newPredictCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "predict --model DIR --samples S.parquet -o P.parquet",
 		Short: "Predict r (hours) for a samples table with a trained model (pure Go, no libxgboost)",
-		Long: `Load a model directory written by mirage train (checking model.json against the
-manifest's sha256), check that the samples table has exactly the model's features,
+		Long: `Load a forest or xgboost model directory written by mirage train (checking its
+seal: the manifest's own sha256 and every file's size and sha256), check that the samples table has exactly the model's features,
 in order, and feature schema version, and that its q_est_model_start_minus_p_end_sec
 column (features build --runtime-model) comes from the run-time model the model was
 trained with (by SHA-256), and write P.parquet with the columns
 window_id, chain_nodes, probe_time, label_r_sec (when the samples have labels) and
-predicted_r_hours. Prediction uses the pure-Go evaluator of the XGBoost JSON model.
+predicted_r_hours. Prediction uses the pure-Go evaluator of the XGBoost JSON model;
+a NaN or infinite prediction is a bad model (exit 2), and another kind of model
+directory (estimate, dqn, runtime, forecast) is refused (exit 2) naming the commands
+that take it.
 
 ` + exitCodesHelp,
 		Args:        usageArgs(cobra.NoArgs),
@@ -60,12 +62,9 @@ func runPredict(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	began := time.Now()
-	a, err := train.Open(c.Model)
-	if errors.Is(err, train.ErrDQNModel) {
-		return fmt.Errorf("predict: --model %s is a DQN model: DQN models are evaluated with `mirage evaluate --policy dqn:%s`, not predict (%w)", c.Model, c.Model, err)
-	}
+	a, err := train.OpenPredictor(c.Model)
 	if err != nil {
-		return err
+		return fmt.Errorf("predict: --model: %w", err)
 	}
 	s, meta, err := train.ReadSamples(cmd.Context(), c.Samples)
 	if err != nil {

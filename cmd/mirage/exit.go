@@ -29,8 +29,10 @@ const exitCodesHelp = `Exit status:
   2    bad input data: a bad row with --strict (the message names file:line: field),
        an unknown or fixed-width format, an empty or header-only input, truncated
        compressed input; a samples table whose features differ from the model's
-       (the message names them), a model (XGBoost or DQN) failing its sha256 or
-       not fitting its manifest
+       (the message names them), a model directory failing its seal (the
+       manifest or a file changed, or written before seals: train it again),
+       of a kind the command does not take (the message names the commands
+       that do), not fitting its manifest, or scoring NaN or infinity
   3    bad usage: unknown command or flag, bad flag value, unreadable config file,
        an output path that cannot be written (checked before any work: its
        directory must exist and accept files; a missing parent directory is

@@ -1,15 +1,13 @@
 package dqn
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/mirage-hpc/mirage/internal/atomicdir"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
+
+	"github.com/mirage-hpc/mirage/internal/atomicdir"
 
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/train"
@@ -45,7 +43,9 @@ type Manifest struct {
 	// absent: the greedy rule.
 	OperatingPoint *train.OperatingPoint `json:"operating_point,omitempty"`
 	Versions       map[string]string     `json:"versions,omitempty"`
-	Files          map[string]string     `json:"sha256"` // file name -> hex digest
+	// Seal covers the directory: model.safetensors, model.onnx, curve.csv
+	// and this manifest (train.Seal).
+	train.Seal
 }
 
 // Architecture describes the MLP: Layers are the sizes from input to
@@ -115,23 +115,37 @@ func toF32(x []float64) []float32 {
 	return out
 }
 
-// mlpFromTensors rebuilds an MLP of the given sizes.
+// mlpFromTensors rebuilds an MLP of the given sizes (CheckArchitecture's)
+// from exactly its tensors l{i}.weight [out, in] and l{i}.bias [out], all
+// finite; it checks every shape before it allocates the network.
 func mlpFromTensors(sizes []int, ts []Tensor) (*MLP, error) {
-	m := zeroMLP(sizes)
 	byName := map[string]Tensor{}
 	for _, t := range ts {
 		byName[t.Name] = t
 	}
-	for l := range m.W {
+	if len(ts) != 2*(len(sizes)-1) {
+		return nil, fmt.Errorf("dqn: %d tensors for the %d layers of sizes %v", len(ts), len(sizes)-1, sizes)
+	}
+	for l := range len(sizes) - 1 {
 		w, okw := byName[fmt.Sprintf("l%d.weight", l)]
 		b, okb := byName[fmt.Sprintf("l%d.bias", l)]
 		if !okw || !okb || !slices.Equal(w.Shape, []int{sizes[l+1], sizes[l]}) || !slices.Equal(b.Shape, []int{sizes[l+1]}) {
 			return nil, fmt.Errorf("dqn: layer %d missing or misshapen for sizes %v", l, sizes)
 		}
-		for i, v := range w.Data {
+		for _, t := range []Tensor{w, b} {
+			for i, v := range t.Data {
+				if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+					return nil, fmt.Errorf("dqn: tensor %s: value %d is %v", t.Name, i, v)
+				}
+			}
+		}
+	}
+	m := zeroMLP(sizes)
+	for l := range m.W {
+		for i, v := range byName[fmt.Sprintf("l%d.weight", l)].Data {
 			m.W[l][i] = float64(v)
 		}
-		for i, v := range b.Data {
+		for i, v := range byName[fmt.Sprintf("l%d.bias", l)].Data {
 			m.B[l][i] = float64(v)
 		}
 	}
@@ -145,8 +159,8 @@ var ArtifactFiles = []string{WeightsFile, ONNXFile, CurveFile, ManifestFile}
 
 // WriteArtifact writes model.safetensors, model.onnx (EncodeONNX with
 // m.Versions as metadata), curve.csv (when curve is not nil) and
-// manifest.json (with each file's SHA-256) as the directory dir, as a
-// unit: the files go into a temporary directory beside dir that replaces
+// manifest.json (sealing the others: train.Seal) as the directory dir,
+// as a unit: the files go into a temporary directory beside dir that replaces
 // dir only when complete (atomicdir), so a crash leaves the previous model
 // directory as it was.
 func WriteArtifact(dir string, net *MLP, curve []byte, m *Manifest) error {
@@ -166,7 +180,7 @@ func WriteArtifact(dir string, net *MLP, curve []byte, m *Manifest) error {
 	m.Kind = train.KindDQN
 	m.Architecture = Architecture{Layers: slices.Clone(net.Sizes), Activation: "relu",
 		Actions: []string{"wait", "submit"}, Input: "standardised features"}
-	m.Files = map[string]string{}
+	m.Seal = train.Seal{}
 	files := map[string][]byte{WeightsFile: w, ONNXFile: onnx}
 	if curve != nil {
 		files[CurveFile] = curve
@@ -176,17 +190,16 @@ func WriteArtifact(dir string, net *MLP, curve []byte, m *Manifest) error {
 		if !ok {
 			continue
 		}
-		sum := sha256.Sum256(b)
-		m.Files[name] = hex.EncodeToString(sum[:])
+		m.Seal.Add(name, b)
 		if err := os.WriteFile(d.File(name), b, 0o644); err != nil {
 			return fmt.Errorf("write artifact: %w", err)
 		}
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
+	b, err := train.MarshalManifest(m, &m.Seal)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(d.File(ManifestFile), append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(d.File(ManifestFile), b, 0o644); err != nil {
 		return fmt.Errorf("write artifact: %w", err)
 	}
 	return d.Commit()
@@ -198,10 +211,23 @@ type Model struct {
 	Net      *MLP
 }
 
-// Open reads dir's manifest and weights, checking the weights' SHA-256 (an
-// error wrapping ErrDigest on mismatch).
+// Open reads dir's manifest and weights, checking the seal (the
+// manifest's digest, and every file's size, before it is read, and
+// SHA-256: an error wrapping ErrDigest, or train.ErrUnsealed for a
+// manifest from before seals), the kind (a *train.KindError for another),
+// the architecture against its bounds, the features and the
+// standardisation (CheckArchitecture, Stats.Check) before the
+// weights are read, and the weights against the architecture
+// (train.ErrBadModel).
 func Open(dir string) (*Model, error) {
-	mb, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	kind, target, err := train.ReadKind(dir)
+	if err != nil {
+		return nil, err
+	}
+	if kind != train.KindDQN {
+		return nil, &train.KindError{Dir: dir, Kind: kind, Target: target, Want: "a DQN model (kind dqn)"}
+	}
+	mb, err := train.ReadManifestFile(dir, ManifestFile)
 	if err != nil {
 		return nil, fmt.Errorf("open dqn model: %w", err)
 	}
@@ -209,31 +235,36 @@ func Open(dir string) (*Model, error) {
 	if err := json.Unmarshal(mb, &m.Manifest); err != nil {
 		return nil, fmt.Errorf("open dqn model %s: %w: manifest: %w", dir, train.ErrBadModel, err)
 	}
-	if m.Manifest.Kind != train.KindDQN {
-		return nil, fmt.Errorf("open dqn model %s: %w: kind %q, want %q", dir, train.ErrBadModel, m.Manifest.Kind, train.KindDQN)
-	}
-	wb, err := os.ReadFile(filepath.Join(dir, WeightsFile))
+	layers := m.Manifest.Architecture.Layers
+	params, err := CheckArchitecture(layers, len(m.Manifest.Features))
 	if err != nil {
+		return nil, fmt.Errorf("open dqn model %s: %w: %w", dir, train.ErrBadModel, err)
+	}
+	if err := m.Manifest.Standardisation.Check(layers[0]); err != nil {
+		return nil, fmt.Errorf("open dqn model %s: %w: standardisation: %w", dir, train.ErrBadModel, err)
+	}
+	if err := m.Manifest.Seal.Verify(dir, WeightsFile); err != nil {
 		return nil, fmt.Errorf("open dqn model: %w", err)
 	}
-	sum := sha256.Sum256(wb)
-	if got := hex.EncodeToString(sum[:]); got != m.Manifest.Files[WeightsFile] {
-		return nil, fmt.Errorf("open dqn model %s: %w: %s sha256 %s, manifest says %s", dir, ErrDigest, WeightsFile, got, m.Manifest.Files[WeightsFile])
+	// The weights as F64 values, their header and its padding at most.
+	limit := 8 + maxWeightsHeader(len(layers)-1) + 8*params
+	wb, err := m.Manifest.Seal.ReadFile(dir, WeightsFile, limit)
+	if err != nil {
+		return nil, fmt.Errorf("open dqn model: %w", err)
 	}
 	ts, _, err := DecodeSafetensors(wb)
 	if err != nil {
 		return nil, fmt.Errorf("open dqn model %s: %w: %w", dir, train.ErrBadModel, err)
-	}
-	layers := m.Manifest.Architecture.Layers
-	if len(layers) < 2 || layers[0] != len(m.Manifest.Features) || layers[len(layers)-1] != NumActions ||
-		len(m.Manifest.Standardisation.Mean) != layers[0] || len(m.Manifest.Standardisation.Std) != layers[0] {
-		return nil, fmt.Errorf("open dqn model %s: %w: layers %v do not fit %d features and %d actions", dir, train.ErrBadModel, layers, len(m.Manifest.Features), NumActions)
 	}
 	if m.Net, err = mlpFromTensors(layers, ts); err != nil {
 		return nil, fmt.Errorf("open dqn model %s: %w: %w", dir, train.ErrBadModel, err)
 	}
 	return &m, nil
 }
+
+// maxWeightsHeader bounds the safetensors header of a network of n layers
+// (two tensors each), bytes.
+func maxWeightsHeader(n int) int64 { return 4096 + 512*int64(n) }
 
 // Check returns a *train.FeatureMismatchError (matching train.ErrFeatures,
 // as for XGBoost models) unless names and schemaVersion are exactly the

@@ -228,12 +228,14 @@ func intField(rec []string, i int) (int64, error) {
 	return n, nil
 }
 
-// ReadManifest reads dir's manifest.json without the weights (Open also
-// checks and loads them). A missing file is an error wrapping
-// fs.ErrNotExist; a manifest of another kind wraps train.ErrBadModel.
+// ReadManifest reads dir's manifest.json without the weights or the seal
+// (Open checks them and loads the weights), for tools that describe a
+// model. A missing file is an error wrapping fs.ErrNotExist; a manifest
+// of another kind, or larger than train.MaxManifestBytes, wraps
+// train.ErrBadModel.
 func ReadManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestFile)
-	b, err := os.ReadFile(path)
+	b, err := train.ReadBounded(path, train.MaxManifestBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read dqn manifest: %w", err)
 	}

@@ -394,8 +394,8 @@ func TestWriteArtifact_ONNX(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(b)
-	if h := hex.EncodeToString(sum[:]); got.Files[ONNXFile] != h {
-		t.Errorf("manifest sha256 of %s = %q, want %q", ONNXFile, got.Files[ONNXFile], h)
+	if h := hex.EncodeToString(sum[:]); got.Files[ONNXFile].SHA256 != h {
+		t.Errorf("manifest sha256 of %s = %q, want %q", ONNXFile, got.Files[ONNXFile].SHA256, h)
 	}
 	if _, ok := got.Files[WeightsFile]; !ok {
 		t.Errorf("manifest lost %s: %v", WeightsFile, got.Files)

@@ -14,6 +14,10 @@ import (
 // ErrSafetensors is wrapped by ReadSafetensors' errors.
 var ErrSafetensors = errors.New("invalid safetensors file")
 
+// MaxSafetensorsHeader bounds the JSON header of a safetensors file,
+// bytes (the format's own limit, 100 MB).
+const MaxSafetensorsHeader = 100_000_000
+
 // Tensor is a named float tensor. Data is row-major.
 type Tensor struct {
 	Name  string
@@ -76,12 +80,16 @@ func EncodeSafetensors(ts []Tensor, meta map[string]string) ([]byte, error) {
 // each tensor's header has exactly the keys dtype, shape and
 // data_offsets (spelled so: JSON's case-insensitive field matching would
 // accept "dtYpe"), data_offsets is two offsets, and the tensors' data
-// cover the byte buffer without gaps or overlaps.
+// cover the byte buffer without gaps or overlaps, and the header is at
+// most MaxSafetensorsHeader bytes.
 func DecodeSafetensors(b []byte) ([]Tensor, map[string]string, error) {
 	if len(b) < 8 {
 		return nil, nil, fmt.Errorf("%w: %d bytes", ErrSafetensors, len(b))
 	}
 	n := binary.LittleEndian.Uint64(b)
+	if n > MaxSafetensorsHeader {
+		return nil, nil, fmt.Errorf("%w: header length %d, more than %d", ErrSafetensors, n, MaxSafetensorsHeader)
+	}
 	if n > uint64(len(b)-8) {
 		return nil, nil, fmt.Errorf("%w: header length %d beyond %d bytes", ErrSafetensors, n, len(b))
 	}

@@ -2,6 +2,8 @@ package jobruntime
 
 import (
 	"cmp"
+	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -117,3 +119,20 @@ func (e *Encoding) Apply(ratio, count [][]float64, jobs []trace.Job, rows []int)
 }
 
 func formatInt(v int64) string { return strconv.FormatInt(v, 10) }
+
+// check refuses an encoding that gives NaN or infinite ratios: a prior
+// or mean ratio that is not finite, a negative smoothing, or a value of
+// fewer than 1 row.
+func (e *Encoding) check() error {
+	if math.IsNaN(e.PriorRatio) || math.IsInf(e.PriorRatio, 0) || !(e.Smoothing >= 0) || math.IsInf(e.Smoothing, 0) {
+		return fmt.Errorf("prior ratio %v, smoothing %v: want finite numbers, smoothing >= 0", e.PriorRatio, e.Smoothing)
+	}
+	for _, t := range e.Tables {
+		for _, en := range t.Entries {
+			if en.Rows < 1 || math.IsNaN(en.MeanRatio) || math.IsInf(en.MeanRatio, 0) {
+				return fmt.Errorf("%s %q: %d rows, mean ratio %v", t.Key, en.Value, en.Rows, en.MeanRatio)
+			}
+		}
+	}
+	return nil
+}

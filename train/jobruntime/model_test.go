@@ -10,11 +10,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/mirage-hpc/mirage/ingest/ls6test"
 	"github.com/mirage-hpc/mirage/trace"
+	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/jobruntime"
 	"github.com/mirage-hpc/mirage/train/xgboost"
 )
@@ -127,6 +129,41 @@ func TestOpen_Errors(t *testing.T) {
 			t.Errorf("got %v, want ErrDigest", err)
 		}
 	})
+	t.Run("EveryFile", func(t *testing.T) {
+		// Every file the directory ships is sealed: a byte flipped in any
+		// (metrics.json and calibration.png included), or an edit of the
+		// manifest, is refused naming the file.
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		for _, want := range []string{jobruntime.ManifestFile, jobruntime.EncodingFile, jobruntime.MetricsFile, jobruntime.CalibrationFile, "head_00.json"} {
+			if !slices.Contains(names, want) {
+				t.Fatalf("the trained directory has %v, no %s", names, want)
+			}
+		}
+		for _, name := range names {
+			d := t.TempDir()
+			copyDir(t, dir, d)
+			p := filepath.Join(d, name)
+			b, _ := os.ReadFile(p)
+			if name == jobruntime.ManifestFile {
+				b = bytes.Replace(b, []byte(`"smoothing_rows": 10`), []byte(`"smoothing_rows": 11`), 1)
+			} else {
+				b[len(b)/2] ^= 1
+			}
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := jobruntime.Open(d); !errors.Is(err, train.ErrDigest) || !strings.Contains(err.Error(), name) {
+				t.Errorf("%s changed: %v; want train.ErrDigest naming it", name, err)
+			}
+		}
+	})
 	t.Run("ErrArtifact", func(t *testing.T) {
 		d := t.TempDir()
 		copyDir(t, dir, d)
@@ -135,8 +172,9 @@ func TestOpen_Errors(t *testing.T) {
 		if err := os.WriteFile(p, bytes.Replace(b, []byte(`"kind": "runtime"`), []byte(`"kind": "xgboost"`), 1), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := jobruntime.Open(d); !errors.Is(err, jobruntime.ErrArtifact) {
-			t.Errorf("got %v, want ErrArtifact", err)
+		var ke *train.KindError
+		if _, err := jobruntime.Open(d); !errors.As(err, &ke) || !errors.Is(err, train.ErrBadModel) {
+			t.Errorf("got %v, want a *train.KindError", err)
 		}
 	})
 }

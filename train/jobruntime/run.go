@@ -239,6 +239,9 @@ func Train(ctx context.Context, jobs []trace.Job, dir string, o Options) (*Resul
 	if err := writeCalibrationPlot(filepath.Join(dir, CalibrationFile), met); err != nil {
 		return nil, err
 	}
+	if err := seal(dir, man); err != nil { // now with metrics.json and calibration.png
+		return nil, err
+	}
 	if err := out.Commit(); err != nil {
 		return nil, err
 	}

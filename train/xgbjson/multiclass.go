@@ -41,11 +41,7 @@ func ParseMulti(data []byte) (*MultiModel, error) {
 	if err != nil || nc < 2 {
 		return nil, fmt.Errorf("xgbjson: num_class %q: want an integer >= 2", l.Param.NumClass)
 	}
-	bs, err := strconv.ParseFloat(l.Param.BaseScore, 32)
-	if err != nil {
-		return nil, fmt.Errorf("xgbjson: base_score %q: %w", l.Param.BaseScore, err)
-	}
-	nf, err := parseNumFeature(l.Param.NumFeature)
+	bs, nf, err := parseParams(l.Param.BaseScore, l.Param.NumFeature)
 	if err != nil {
 		return nil, err
 	}

@@ -126,22 +126,22 @@ func newTree(ti int, t *jsonTree, nf int) (tree, error) {
 	return tr, nil
 }
 
-// MaxFeatures bounds a model's num_feature: Predict allocates nothing,
-// but callers size a row by it, and a model file is input a user may
-// have edited.
+// MaxFeatures bounds a model's num_feature: callers size a row by it, and
+// a model file is input a user may have edited.
 const MaxFeatures = 1 << 20
 
-// parseNumFeature reads learner_model_param.num_feature: an integer in
-// [1, MaxFeatures].
-func parseNumFeature(s string) (int, error) {
-	nf, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, fmt.Errorf("xgbjson: num_feature %q: %w", s, err)
+// parseParams parses base_score (finite) and num_feature (1 to
+// MaxFeatures).
+func parseParams(baseScore, numFeature string) (float64, int, error) {
+	bs, err := strconv.ParseFloat(baseScore, 32)
+	if err != nil || math.IsNaN(bs) || math.IsInf(bs, 0) {
+		return 0, 0, fmt.Errorf("xgbjson: base_score %q: want a finite number", baseScore)
 	}
-	if nf < 1 || nf > MaxFeatures {
-		return 0, fmt.Errorf("xgbjson: num_feature %d: want 1 to %d", nf, MaxFeatures)
+	nf, err := strconv.Atoi(numFeature)
+	if err != nil || nf < 1 || nf > MaxFeatures {
+		return 0, 0, fmt.Errorf("xgbjson: num_feature %q: want an integer from 1 to %d", numFeature, MaxFeatures)
 	}
-	return nf, nil
+	return bs, nf, nil
 }
 
 // Parse decodes an XGBoost JSON model. It returns an error wrapping
@@ -163,11 +163,7 @@ func Parse(data []byte) (*Model, error) {
 			return nil, fmt.Errorf("%w: %s outputs", ErrUnsupported, s)
 		}
 	}
-	bs, err := strconv.ParseFloat(l.Param.BaseScore, 32)
-	if err != nil {
-		return nil, fmt.Errorf("xgbjson: base_score %q: %w", l.Param.BaseScore, err)
-	}
-	nf, err := parseNumFeature(l.Param.NumFeature)
+	bs, nf, err := parseParams(l.Param.BaseScore, l.Param.NumFeature)
 	if err != nil {
 		return nil, err
 	}

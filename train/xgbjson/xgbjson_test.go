@@ -73,22 +73,30 @@ func TestPredict_Logistic(t *testing.T) {
 	}
 }
 
-// TestParse_Degenerate: a model of no features or with a tree of no nodes
-// is refused by Parse, not left to panic in Predict (FuzzParse found the
-// first: row[NumFeature-1] of an empty row).
-func TestParse_Degenerate(t *testing.T) {
-	for name, js := range map[string]string{
-		"num_feature 0":        strings.Replace(stump, `"num_feature":"2"`, `"num_feature":"0"`, 1),
-		"num_feature -3":       strings.Replace(stump, `"num_feature":"2"`, `"num_feature":"-3"`, 1),
-		"num_feature too many": strings.Replace(stump, `"num_feature":"2"`, `"num_feature":"2000000000"`, 1),
-		"empty tree": strings.Replace(stump, `{"left_children":[-1],"right_children":[-1],"split_indices":[0],"split_conditions":[0.25],"default_left":[false]}`,
-			`{"left_children":[],"right_children":[],"split_indices":[],"split_conditions":[],"default_left":[]}`, 1),
+// TestParse_Malformed: models that parse as JSON but would panic or give
+// NaN when evaluated are refused: a tree with no nodes (its root does not
+// exist), no feature (Predict indexes row[-1]), a base score that is not
+// finite.
+func TestParse_Malformed(t *testing.T) {
+	model := func(baseScore, numFeature, tree string) string {
+		return `{"learner":{"learner_model_param":{"base_score":"` + baseScore + `","num_feature":"` + numFeature + `"},
+"objective":{"name":"reg:squarederror"},"gradient_booster":{"name":"gbtree","model":{"trees":[` + tree + `]}}}}`
+	}
+	leaf := `{"left_children":[-1],"right_children":[-1],"split_indices":[0],"split_conditions":[1],"default_left":[false]}`
+	empty := `{"left_children":[],"right_children":[],"split_indices":[],"split_conditions":[],"default_left":[]}`
+	if _, err := Parse([]byte(model("0.5", "1", leaf))); err != nil {
+		t.Fatalf("the valid model: %v", err)
+	}
+	for name, s := range map[string]string{
+		"EmptyTree":    model("0.5", "1", empty),
+		"NoFeature":    model("0.5", "0", leaf),
+		"NegFeature":   model("0.5", "-3", leaf),
+		"ManyFeatures": model("0.5", "2000000000", leaf),
+		"NaNBaseScore": model("NaN", "1", leaf),
+		"InfBaseScore": model("+Inf", "1", leaf),
 	} {
-		if js == stump {
-			t.Fatalf("%s: the replacement did not apply", name)
-		}
-		if m, err := Parse([]byte(js)); err == nil {
-			t.Errorf("%s: Parse accepted it (%d features, %d trees)", name, m.NumFeature, m.NumTrees())
+		if m, err := Parse([]byte(s)); err == nil {
+			t.Errorf("%s: parsed (%d features, base score %v)", name, m.NumFeature, m.BaseScore)
 		}
 	}
 }
