@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/mirage-hpc/mirage/advise"
-	"github.com/mirage-hpc/mirage/internal/modeltest"
 	"github.com/mirage-hpc/mirage/train"
+	"github.com/mirage-hpc/mirage/train/modeltest"
 )
 
 // fixtureModel is a tiny xgboost model (12 rounds of depth 3) trained on

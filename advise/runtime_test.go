@@ -21,11 +21,11 @@ import (
 
 	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
-	"github.com/mirage-hpc/mirage/internal/modeltest"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/jobruntime"
+	"github.com/mirage-hpc/mirage/train/modeltest"
 	"github.com/mirage-hpc/mirage/train/xgboost"
 )
 

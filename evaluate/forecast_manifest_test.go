@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mirage-hpc/mirage/internal/modeltest"
 	"github.com/mirage-hpc/mirage/train"
+	"github.com/mirage-hpc/mirage/train/modeltest"
 )
 
 // TestReadForecastManifest_Sealed: forecast.json is sealed like every

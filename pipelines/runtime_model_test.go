@@ -14,10 +14,10 @@ import (
 	"testing"
 
 	"github.com/mirage-hpc/mirage/features"
-	"github.com/mirage-hpc/mirage/internal/modeltest"
 	"github.com/mirage-hpc/mirage/pipelines"
 	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/jobruntime"
+	"github.com/mirage-hpc/mirage/train/modeltest"
 )
 
 // TestRun_RuntimeModelFeatures: with features.runtime_model (a path

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mirage-hpc/mirage/internal/modeltest"
 	"github.com/mirage-hpc/mirage/pipelines"
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/jobruntime"
+	"github.com/mirage-hpc/mirage/train/modeltest"
 	"github.com/mirage-hpc/mirage/train/xgboost"
 )
 

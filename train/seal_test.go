@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/mirage-hpc/mirage/features"
-	"github.com/mirage-hpc/mirage/internal/modeltest"
 	"github.com/mirage-hpc/mirage/train"
+	"github.com/mirage-hpc/mirage/train/modeltest"
 )
 
 // leafModel is an XGBoost JSON model over nf features of trees one-leaf

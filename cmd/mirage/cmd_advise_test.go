@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/mirage-hpc/mirage/features"
-	"github.com/mirage-hpc/mirage/internal/modeltest"
 	"github.com/mirage-hpc/mirage/train/dqn"
+	"github.com/mirage-hpc/mirage/train/modeltest"
 )
 
 // adviseFixture is advise's checked-in tiny model trained on the

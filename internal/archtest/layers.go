@@ -33,7 +33,7 @@ var Layers = map[string]int{
 	"ingest/ls6test": 21, "sim/simtest": 21,
 	"features": 30, "analyze": 30,
 	"train":     40,
-	"train/dqn": 41, "train/jobruntime": 41,
+	"train/dqn": 41, "train/jobruntime": 41, "train/modeltest": 41,
 	"evaluate": 50, "advise": 50,
 	"reports":    60,
 	"pipelines":  70,

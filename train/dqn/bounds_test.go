@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/mirage-hpc/mirage/features"
-	"github.com/mirage-hpc/mirage/internal/modeltest"
 	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/dqn"
+	"github.com/mirage-hpc/mirage/train/modeltest"
 )
 
 // writeWithCurve writes a DQN model directory with every file (weights,
