@@ -58,16 +58,8 @@ func TryLock(path string) (*Lock, error) {
 	lf := LockPath(path)
 	host := hostName()
 	for attempt := 0; ; attempt++ {
-		f, err := os.OpenFile(lf, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		err := createLock(lf, strings.TrimSpace(strconv.Itoa(os.Getpid())+" "+host)+"\n")
 		if err == nil {
-			_, werr := f.WriteString(strings.TrimSpace(strconv.Itoa(os.Getpid())+" "+host) + "\n")
-			if cerr := f.Close(); werr == nil {
-				werr = cerr
-			}
-			if werr != nil {
-				os.Remove(lf)
-				return nil, fmt.Errorf("lock %s: %w", path, werr)
-			}
 			return &Lock{file: lf}, nil
 		}
 		if !errors.Is(err, os.ErrExist) {
@@ -87,6 +79,37 @@ func TryLock(path string) (*Lock, error) {
 			return nil, fmt.Errorf("lock %s: remove stale lock: %w", path, err)
 		}
 	}
+}
+
+// createLock creates the lock file lf holding content, failing with an
+// error wrapping os.ErrExist when it exists. The content is written to a
+// temporary file first and linked into place, so a process that finds
+// the lock always reads its holder (created empty and then written, a
+// second run could read it in between and not say who holds it). Where
+// the file system has no hard links, the lock is created with O_EXCL and
+// then written.
+func createLock(lf, content string) error {
+	tmp := fmt.Sprintf("%s.tmp-%d", lf, os.Getpid())
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err == nil {
+		err = os.Link(tmp, lf)
+		os.Remove(tmp)
+		if err == nil || errors.Is(err, os.ErrExist) {
+			return err
+		}
+	}
+	f, err := os.OpenFile(lf, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.WriteString(content)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(lf)
+		return werr
+	}
+	return nil
 }
 
 // hostName is this host's name as a lock file holds it (one word); ""

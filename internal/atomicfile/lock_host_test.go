@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mirage-hpc/mirage/internal/atomicfile"
@@ -52,5 +53,34 @@ func TestTryLock_Host(t *testing.T) {
 		}
 		l.Unlock()
 		os.Remove(atomicfile.LockPath(out))
+	}
+}
+
+// TestTryLock_HolderAlwaysNamed: a second TryLock racing the first never
+// finds the lock file without its holder (it was once created empty and
+// written after, so the loser could not say who held it).
+func TestTryLock_HolderAlwaysNamed(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	for i := range 300 {
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		locks := make([]*atomicfile.Lock, 2)
+		for k := range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				locks[k], errs[k] = atomicfile.TryLock(out)
+			}()
+		}
+		wg.Wait()
+		for k, err := range errs {
+			var le *atomicfile.LockedError
+			if errors.As(err, &le) && le.PID != os.Getpid() {
+				t.Fatalf("round %d: the loser read holder PID %d, want %d: %v", i, le.PID, os.Getpid(), err)
+			} else if err != nil && le == nil {
+				t.Fatalf("round %d: %v", i, err)
+			}
+			locks[k].Unlock()
+		}
 	}
 }
