@@ -34,10 +34,11 @@ type replayResult struct {
 // than the widest job; without opts.Nodes the capacity timeline is
 // inferred from the trace (sim.InferCapacity, causal).
 func simConfig(o *Options, peak int64, widest int32, all []sim.Job) (sim.Config, error) {
-	cfg, err := sim.Profile(o.Replay.Profile)
+	prof, err := sim.LoadProfile(o.Replay.Profile)
 	if err != nil {
-		return cfg, fmt.Errorf("%w: %w", ErrOptions, err)
+		return prof.Config, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
+	cfg := prof.Config
 	switch {
 	case o.Nodes > 0:
 		cfg.Nodes = o.Nodes

@@ -87,10 +87,11 @@ func LookupProtocol(name string) (Protocol, error) {
 // jobs and Build's options (Workers, Progress and Logger left to the
 // caller).
 func (p Protocol) Prepare(tjobs []trace.Job) ([]sim.Job, Options, error) {
-	cfg, err := sim.Profile(p.Profile)
+	prof, err := sim.LoadProfile(p.Profile)
 	if err != nil {
 		return nil, Options{}, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
+	cfg := prof.Config
 	if p.Nodes > 0 {
 		cfg.Nodes = p.Nodes
 	}

@@ -10,15 +10,16 @@ import (
 	"github.com/mirage-hpc/mirage/trace"
 )
 
-// ls6Replay replays tjobs with the ls6 protocol (Profile("ls6"), inferred
+// ls6Replay replays tjobs with the ls6 protocol (the ls6 profile, inferred
 // dependencies, and capacity unless noCapacity) and returns the fidelity,
 // per month in America/Chicago.
 func ls6Replay(tb testing.TB, tjobs []trace.Job, mod func(*sim.Config), noCapacity bool) sim.Fidelity {
 	tb.Helper()
-	cfg, err := sim.Profile("ls6")
+	p, err := sim.LoadProfile("ls6")
 	if err != nil {
 		tb.Fatal(err)
 	}
+	cfg := p.Config
 	if mod != nil {
 		mod(&cfg)
 	}

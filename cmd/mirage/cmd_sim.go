@@ -73,10 +73,11 @@ func addReplayFlags(f *pflag.FlagSet) {
 
 // simConfig resolves the simulator configuration from the sim section.
 func simConfig(c SimConfig) (sim.Config, error) {
-	cfg, err := sim.Profile(c.Profile)
+	prof, err := sim.LoadProfile(c.Profile)
 	if err != nil {
-		return cfg, usageError{err}
+		return prof.Config, usageError{err}
 	}
+	cfg := prof.Config
 	if c.Nodes > 0 {
 		cfg.Nodes = c.Nodes
 	}
