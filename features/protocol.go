@@ -117,9 +117,7 @@ func (p Protocol) Prepare(tjobs []trace.Job) ([]sim.Job, Options, error) {
 	}
 	sim.PredictRunTimes(jobs, sim.RunTimeHistory{})
 	if p.InferCapacity {
-		co := sim.LS6Capacity()
-		co.Nodes = cfg.Nodes
-		cfg.Capacity = sim.InferCapacity(jobs, co)
+		cfg.Capacity = sim.InferCapacity(jobs, prof.CapacityOptions(cfg.Nodes))
 	}
 	o := Options{
 		Config: cfg, Mode: mode, Start: start.Unix(),

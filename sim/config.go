@@ -194,33 +194,20 @@ type Config struct {
 	AgeFromSubmit bool `json:"age_from_submit" yaml:"age_from_submit"`
 }
 
-// DefaultConfig returns Slurm-like defaults after the artifact's
-// slurm.conf: 88 nodes, age 7000 capped at 7 days, size 100, fair-share
-// 4000 with a 2-day half-life, conservative backfill every 10 minutes with
-// a 48-hour window, 600-second resolution and 3000 jobs tested.
-func DefaultConfig() Config {
-	return Config{
-		Nodes:     88,
-		Cancelled: CancelLeave,
-		Priority: Priority{AgeWeight: 7000, SizeWeight: 100, FairShareWeight: 4000,
-			MaxAgeSec: 7 * 86400, DecayHalfLifeSec: 2 * 86400},
-		Backfill: Backfill{Flavour: BackfillConservative, IntervalSec: 600, WindowSec: 48 * 3600,
-			ResolutionSec: 600, MaxJobTest: 3000},
-	}
-}
+// DefaultConfig returns the default profile's configuration
+// (profiles/default.yaml, mirage sim profile show default): Slurm-like
+// defaults after the artifact's slurm.conf: 88 nodes, age 7000 capped at
+// 7 days, size 100, fair-share 4000 with a 2-day half-life, conservative
+// backfill every 10 minutes with a 48-hour window, 600-second resolution
+// and 3000 jobs tested.
+func DefaultConfig() Config { return mustBuiltinProfile("default").Config }
 
-// MirageCompat returns the Mirage artifact's simulator as described in its
-// specification: no age cap, age from submission, no fair-share, minute
-// rounding, jobs cancelled while pending run for zero time.
-func MirageCompat() Config {
-	c := DefaultConfig()
-	c.Priority.FairShareWeight = 0
-	c.Priority.AgeUncapped = true
-	c.AgeFromSubmit = true
-	c.MinuteRounding = true
-	c.Cancelled = CancelRunZero
-	return c
-}
+// MirageCompat returns the mirage-compat profile's configuration
+// (profiles/mirage-compat.yaml): the Mirage artifact's simulator as
+// described in its specification: no age cap, age from submission, no
+// fair-share, minute rounding, jobs cancelled while pending run for zero
+// time.
+func MirageCompat() Config { return mustBuiltinProfile("mirage-compat").Config }
 
 // ErrConfig is wrapped by Validate's errors.
 var ErrConfig = errors.New("invalid simulator configuration")

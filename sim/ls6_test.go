@@ -23,14 +23,12 @@ func ls6Replay(tb testing.TB, tjobs []trace.Job, mod func(*sim.Config), noCapaci
 	if mod != nil {
 		mod(&cfg)
 	}
-	jobs, _, err := sim.FromTrace(tjobs, sim.FromTraceOptions{MaxNodes: cfg.Nodes, Infer: &sim.InferOptions{}})
+	jobs, _, err := sim.FromTrace(tjobs, sim.FromTraceOptions{MaxNodes: cfg.Nodes, Infer: p.DependencyOptions()})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	if !noCapacity {
-		opts := sim.LS6Capacity()
-		opts.Nodes = cfg.Nodes
-		cfg.Capacity = sim.InferCapacity(jobs, opts)
+		cfg.Capacity = sim.InferCapacity(jobs, p.CapacityOptions(cfg.Nodes))
 	}
 	starts, _, err := sim.Replay(context.Background(), cfg, jobs)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -100,7 +101,48 @@ func BuiltinProfile(name string) (Profile, error) {
 	if err != nil {
 		return Profile{}, err
 	}
+	parsed := builtinParsed()
+	if p, ok := parsed[name]; ok {
+		return p.clone(), nil
+	}
 	return ParseProfile("built-in profile "+name, name, b)
+}
+
+// builtinParsed holds the built-in profiles that parse (all of them, as
+// TestBuiltinProfile_AsGoWroteThem checks), parsed once.
+var builtinParsed = sync.OnceValue(func() map[string]Profile {
+	m := map[string]Profile{}
+	for _, name := range ProfileNames() {
+		b, _ := builtinProfiles.ReadFile("profiles/" + name + ".yaml")
+		if p, err := ParseProfile("built-in profile "+name, name, b); err == nil {
+			m[name] = p
+		}
+	}
+	return m
+})
+
+// mustBuiltinProfile returns a built-in profile, panicking if it does not
+// parse (a build without valid profiles/*.yaml).
+func mustBuiltinProfile(name string) Profile {
+	p, err := BuiltinProfile(name)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// clone returns a copy of p sharing nothing with it.
+func (p Profile) clone() Profile {
+	p.Config.Capacity = slices.Clone(p.Config.Capacity)
+	if p.InferDependencies != nil {
+		d := *p.InferDependencies
+		p.InferDependencies = &d
+	}
+	if p.InferCapacity != nil {
+		c := *p.InferCapacity
+		p.InferCapacity = &c
+	}
+	return p
 }
 
 // LoadProfile returns the profile nameOrPath names: a built-in profile
@@ -198,10 +240,7 @@ func (p Profile) YAML() ([]byte, error) {
 func (p Profile) BuiltinName() string {
 	p.Name = ""
 	for _, name := range ProfileNames() {
-		b, err := BuiltinProfile(name)
-		if err != nil {
-			continue
-		}
+		b := builtinParsed()[name]
 		b.Name = ""
 		if reflect.DeepEqual(p, b) {
 			return name
