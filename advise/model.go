@@ -163,7 +163,7 @@ func liveOptions(simConfig json.RawMessage, protocol string, spec *features.Prot
 		}
 	}
 	if spec != nil {
-		prof, err := sim.LoadProfile(spec.Profile)
+		prof, err := spec.SimProfile()
 		if err != nil {
 			return o, err
 		}

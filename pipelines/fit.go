@@ -13,9 +13,9 @@ func (s *Study) partitionNodes() (int, error) {
 	if s.Cluster.Nodes > 0 {
 		return s.Cluster.Nodes, nil
 	}
-	prof, err := sim.LoadProfile(s.Cluster.Profile)
+	prof, err := s.SimProfile()
 	if err != nil {
-		return 0, fmt.Errorf("%w: cluster.profile: %w", ErrStudy, err)
+		return 0, err
 	}
 	return prof.Config.Nodes, nil
 }

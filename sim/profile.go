@@ -146,31 +146,64 @@ func (p Profile) clone() Profile {
 }
 
 // LoadProfile returns the profile nameOrPath names: a built-in profile
-// (ProfileNames; "" is "default"), else the YAML file at that path. The
-// file's unknown fields are errors naming the field and line, and every
-// value is validated (Profile.Validate), the message naming the field.
+// (ProfileNames; "" is "default"), else the YAML file at that path (at
+// most MaxProfileBytes). A config field the file leaves out takes the
+// default profile's value (DefaultConfig); the inferences are off unless
+// the file has them. The file's unknown fields are errors naming the
+// field and line, and every value is validated (Profile.Validate), the
+// message naming the field.
 func LoadProfile(nameOrPath string) (Profile, error) {
 	if nameOrPath == "" || IsBuiltinProfile(nameOrPath) {
 		return BuiltinProfile(nameOrPath)
 	}
-	b, err := os.ReadFile(nameOrPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Profile{}, fmt.Errorf("%w %q: neither a built-in one (%s) nor a file", ErrProfile, nameOrPath, strings.Join(ProfileNames(), ", "))
-	}
+	b, err := readProfileFile(nameOrPath)
 	if err != nil {
-		return Profile{}, fmt.Errorf("%w: %w", ErrProfile, err)
+		return Profile{}, err
 	}
 	name := strings.TrimSuffix(filepath.Base(nameOrPath), filepath.Ext(nameOrPath))
-	return ParseProfile(nameOrPath, name, b)
+	return parseProfile(nameOrPath, name, b, DefaultConfig())
 }
 
-// ParseProfile decodes and validates a profile's YAML. source names it in
-// errors (a file's path); name is the profile's name when the YAML gives
-// none.
+// MaxProfileBytes bounds a profile file's size: 1 MiB.
+const MaxProfileBytes = 1 << 20
+
+// readProfileFile reads a regular file of at most MaxProfileBytes.
+func readProfileFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w %q: neither a built-in one (%s) nor a file", ErrProfile, path, strings.Join(ProfileNames(), ", "))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrProfile, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s: not a regular file", ErrProfile, path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxProfileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrProfile, err)
+	}
+	if len(b) > MaxProfileBytes {
+		return nil, fmt.Errorf("%w: %s: larger than %d bytes", ErrProfile, path, MaxProfileBytes)
+	}
+	return b, nil
+}
+
+// ParseProfile decodes and validates a profile's YAML, every field given
+// (a config field left out is zero). source names it in errors (a file's
+// path); name is the profile's name when the YAML gives none.
 func ParseProfile(source, name string, data []byte) (Profile, error) {
+	return parseProfile(source, name, data, Config{})
+}
+
+// parseProfile is ParseProfile with the config fields the YAML leaves out
+// taken from base.
+func parseProfile(source, name string, data []byte, base Config) (Profile, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	var p Profile
+	p := Profile{Config: base}
+	p.Config.Capacity = slices.Clone(base.Capacity)
 	if err := dec.Decode(&p); err != nil {
 		if errors.Is(err, io.EOF) {
 			return Profile{}, fmt.Errorf("%w: %s: empty", ErrProfile, source)

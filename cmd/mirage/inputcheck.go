@@ -46,7 +46,7 @@ func checkFit(f sim.Fit, allowSkip bool, flag string, log *slog.Logger) ([]strin
 func checkProtocolFit(p features.Protocol, tjobs []trace.Job, allowSkip bool, flag string, log *slog.Logger) ([]string, error) {
 	nodes := p.Nodes
 	if nodes <= 0 {
-		prof, err := sim.LoadProfile(p.Profile)
+		prof, err := p.SimProfile()
 		if err != nil {
 			return nil, usageError{err}
 		}
