@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mirage-hpc/mirage/sim"
 )
@@ -46,66 +48,25 @@ func writeProfile(t *testing.T, dir, file, name string, edits ...string) string 
 
 // TestSimReplay_ProfileFile: --profile FILE with a copy of a built-in
 // profile replays as --profile NAME does (inferences included); an edited
-// copy replays with its edits (backfill flavour, priority weight, limits,
-// capacity inference), flags overriding them; a bad file is exit status 3
-// naming the file, line and field.
+// copy replays with its edits; a bad file is exit status 3 naming the
+// file, line and field. TestSimProfile_Flags has the flags' overrides.
 func TestSimReplay_ProfileFile(t *testing.T) {
 	dir := t.TempDir()
 	tr := ingestSynth500(t, dir)
 	replay := func(args ...string) map[string]any { return replayJSON(t, tr, append(args, "--nodes", "16")...) }
-	builtin := map[string]map[string]any{}
-	for _, name := range sim.ProfileNames() {
-		builtin[name] = replay("--profile", name)
-		copied := replay("--profile", writeProfile(t, dir, name+".yaml", name))
-		if !reflect.DeepEqual(builtin[name], copied) {
-			t.Errorf("--profile %s and a copy of it differ:\n%v\n%v", name, builtin[name], copied)
-		}
-		if inferred := builtin[name]["inferred_dependencies"] != nil; inferred != (name == "ls6") {
-			t.Errorf("--profile %s: inferred dependencies %v", name, builtin[name]["inferred_dependencies"])
-		}
+	// A copy of each built-in profile is that profile (sim's
+	// TestLoadProfile_File); the replay of ls6's, the one that infers,
+	// checks the command uses the file's inferences as the name's.
+	ls6 := replay("--profile", "ls6")
+	if copied := replay("--profile", writeProfile(t, dir, "ls6.yaml", "ls6")); !reflect.DeepEqual(ls6, copied) {
+		t.Errorf("--profile ls6 and a copy of it differ:\n%v\n%v", ls6, copied)
 	}
-	ls6 := builtin["ls6"]
-	config := func(sum map[string]any, path ...string) any {
-		var v any = sum["config"]
-		for _, k := range path {
-			v = v.(map[string]any)[k]
-		}
-		return v
+	if ls6["inferred_dependencies"] == nil || ls6["capacity_steps"] == 0.0 {
+		t.Errorf("--profile ls6: inferred dependencies %v, %v capacity steps", ls6["inferred_dependencies"], ls6["capacity_steps"])
 	}
-	for _, tt := range []struct {
-		name  string
-		edits []string
-		field []string
-		want  any
-	}{
-		{"Flavour", []string{"flavour: conservative", "flavour: none"}, []string{"backfill", "flavour"}, 2.0},
-		{"AgeWeight", []string{"age_weight: 7000", "age_weight: 0"}, []string{"priority", "age_weight"}, 0.0},
-		{"Limits", []string{"max_jobs_per_user: 0", "max_jobs_per_user: 1"}, []string{"limits", "max_jobs_per_user"}, 1.0},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			sum := replay("--profile", writeProfile(t, dir, tt.name+".yaml", "ls6", tt.edits...))
-			if got := config(sum, tt.field...); got != tt.want {
-				t.Errorf("config %v = %v, want %v", tt.field, got, tt.want)
-			}
-			if reflect.DeepEqual(sum["per_month"], ls6["per_month"]) && reflect.DeepEqual(sum["work"], ls6["work"]) {
-				t.Errorf("edited profile replays as ls6 does: %v", sum["work"])
-			}
-		})
-	}
-	// Flags override the profile file's settings.
-	limited := writeProfile(t, dir, "limited.yaml", "ls6", "max_jobs_per_user: 0", "max_jobs_per_user: 1")
-	if sum := replay("--profile", limited, "--max-jobs-per-user", "0"); !reflect.DeepEqual(sum, ls6) {
-		t.Errorf("--max-jobs-per-user 0 over a profile's 1 differs from ls6:\n%v\n%v", sum, ls6)
-	}
-	hourly := writeProfile(t, dir, "hourly.yaml", "ls6", "bucket_sec: 86400", "bucket_sec: 3600")
-	if sum := replay("--profile", hourly); reflect.DeepEqual(sum["config"], ls6["config"]) {
-		t.Error("bucket_sec 3600 infers the daily bucket's capacity")
-	}
-	if sum := replay("--profile", hourly, "--capacity-bucket", "24h"); !reflect.DeepEqual(sum, ls6) {
-		t.Errorf("--capacity-bucket 24h over a profile's hour differs from ls6:\n%v\n%v", sum, ls6)
-	}
-	if sum := replay("--profile", "ls6", "--infer-deps=false", "--infer-capacity=false"); sum["inferred_dependencies"] != nil || sum["capacity_steps"] != 0.0 {
-		t.Errorf("--infer-deps=false --infer-capacity=false: %v, %v capacity steps", sum["inferred_dependencies"], sum["capacity_steps"])
+	easy := replay("--profile", writeProfile(t, dir, "none.yaml", "ls6", "flavour: conservative", "flavour: none"))
+	if f := easy["config"].(map[string]any)["backfill"].(map[string]any)["flavour"]; f != 2.0 || reflect.DeepEqual(easy["work"], ls6["work"]) {
+		t.Errorf("a copy of ls6 without backfill: flavour %v, work %v (ls6's %v)", f, easy["work"], ls6["work"])
 	}
 
 	bad := writeProfile(t, dir, "bad.yaml", "ls6", "interval_sec: 600", "interval_sec: 0")
@@ -145,3 +106,87 @@ func TestSimProfileShow(t *testing.T) {
 		t.Errorf("show of a missing file: exit %d, want %d", code, exitUsage)
 	}
 }
+
+// TestSimProfile_Flags: the sim section's flags override a profile's
+// settings only when set away from their "the profile's" values, and the
+// inference flags turn the profile's inferences off or on.
+func TestSimProfile_Flags(t *testing.T) {
+	dir := t.TempDir()
+	custom := writeProfile(t, dir, "custom.yaml", "ls6", "max_jobs_per_user: 0", "max_jobs_per_user: 3",
+		"max_job_user: 0", "max_job_user: 5", "bucket_sec: 86400", "bucket_sec: 3600", "smooth: 0", "smooth: 2",
+		"headroom: 0", "headroom: 1", "min_pending_sec: 0", "min_pending_sec: 600")
+	file, err := sim.LoadProfile(custom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := func(string) bool { return false }
+	for _, tt := range []struct {
+		name    string
+		profile string
+		set     func(*SimConfig)
+		changed []string
+		want    func(*sim.Profile)
+	}{
+		{"ProfileAsItIs", custom, func(*SimConfig) {}, nil, func(*sim.Profile) {}},
+		{"Limits", custom, func(c *SimConfig) { c.MaxJobsPerUser, c.MaxNodesPerUser, c.BfMaxJobUser = 0, 4, 0 }, nil,
+			func(p *sim.Profile) {
+				p.Config.Limits = sim.Limits{MaxNodesPerUser: 4}
+				p.Config.Backfill.MaxJobUser = 0
+			}},
+		{"Scheduler", custom, func(c *SimConfig) { c.Nodes, c.Backfill, c.Cancelled = 12, "easy", "run-zero" }, nil,
+			func(p *sim.Profile) {
+				p.Config.Nodes, p.Config.Backfill.Flavour, p.Config.Cancelled = 12, sim.BackfillEASY, sim.CancelRunZero
+			}},
+		{"Capacity", custom, func(c *SimConfig) {
+			c.CapacityBucket, c.CapacitySmooth, c.CapacityHeadroom, c.CapacityMinPending, c.CapacityLookahead = 24*time.Hour, 0, 0, 0, true
+		}, nil, func(p *sim.Profile) { *p.InferCapacity = sim.CapacityOptions{BucketSec: 86400} }},
+		{"InferenceOff", custom, func(c *SimConfig) {}, []string{"infer-deps", "infer-capacity"},
+			func(p *sim.Profile) { p.InferDependencies, p.InferCapacity = nil, nil }},
+		{"InferenceOn", "default", func(c *SimConfig) { c.InferDeps, c.InferCapacity = true, true }, nil,
+			func(p *sim.Profile) {
+				*p = sim.Profile{Name: "default", NodesFromTrace: true, Config: sim.DefaultConfig(), InferDependencies: &sim.InferOptions{},
+					InferCapacity: &sim.CapacityOptions{BucketSec: sim.DefaultCapacityBucketSec, Causal: true}}
+			}},
+		{"InferenceOnWithFlags", "default", func(c *SimConfig) { c.InferCapacity, c.CapacitySmooth = true, 1 }, []string{"infer-capacity"},
+			func(p *sim.Profile) {
+				*p = sim.Profile{Name: "default", NodesFromTrace: true, Config: sim.DefaultConfig(),
+					InferCapacity: &sim.CapacityOptions{BucketSec: sim.DefaultCapacityBucketSec, Smooth: 1, Causal: true}}
+			}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := defaultConfig().Sim
+			c.Profile = tt.profile
+			tt.set(&c)
+			changed := none
+			if tt.changed != nil {
+				changed = func(f string) bool { return slices.Contains(tt.changed, f) }
+			}
+			got, err := simProfile(c, changed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := file
+			want.InferDependencies, want.InferCapacity = ptr(*file.InferDependencies), ptr(*file.InferCapacity)
+			tt.want(&want)
+			if !reflect.DeepEqual(want, got) {
+				t.Errorf("simProfile =\n%+v\nwant\n%+v", got, want)
+			}
+		})
+	}
+	for _, set := range []func(*SimConfig){
+		func(c *SimConfig) { c.MaxJobsPerUser = -2 },
+		func(c *SimConfig) { c.BfMaxJobTest = -2 },
+		func(c *SimConfig) { c.CapacityBucket = time.Millisecond },
+		func(c *SimConfig) { c.CapacitySmooth = -2 },
+		func(c *SimConfig) { c.CapacityMinPending = -2 * time.Second },
+	} {
+		c := defaultConfig().Sim
+		c.Profile = "ls6"
+		set(&c)
+		if _, err := simProfile(c, none); exitCode(err) != exitUsage {
+			t.Errorf("%+v: %v, want a usage error", c, err)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
