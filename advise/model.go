@@ -162,10 +162,11 @@ func liveOptions(simConfig json.RawMessage, protocol string, spec *features.Prot
 		}
 	}
 	if spec != nil {
-		cfg, err := sim.Profile(spec.Profile)
+		prof, err := spec.SimProfile()
 		if err != nil {
 			return o, err
 		}
+		cfg := prof.Config
 		if spec.Nodes > 0 {
 			cfg.Nodes = spec.Nodes
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/mirage-hpc/mirage/sim"
 )
 
 // ErrOptions is wrapped by the errors Run returns for invalid options.
@@ -41,9 +43,14 @@ type ReplayOptions struct {
 	// MaxJobs is the largest trace (rows) replayed; 0 means 500,000; a
 	// negative value turns replays off.
 	MaxJobs int64
-	// Profile is the simulator profile (sim.Profile): "default",
-	// "mirage-compat" or "ls6". Default "default".
+	// Profile is the simulator profile: a built-in one's name ("default",
+	// "mirage-compat", "ls6") or a profile file (sim.LoadProfile).
+	// Default "default".
 	Profile string
+	// Sim, when set, is the simulator profile itself, and Profile only
+	// its name; Run sets it from Profile otherwise. It is not part of the
+	// options' JSON.
+	Sim *sim.Profile `json:"-"`
 	// MaxChains is the number of chains replayed (the first by head
 	// submission); 0 means 200.
 	MaxChains int
@@ -119,6 +126,13 @@ func (o *Options) normalise() error {
 	}
 	if r.Profile == "" {
 		r.Profile = "default"
+	}
+	if r.Sim == nil {
+		p, err := sim.LoadProfile(r.Profile)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrOptions, err)
+		}
+		r.Sim = &p
 	}
 	if r.MaxChains == 0 {
 		r.MaxChains = 200

@@ -29,25 +29,25 @@ type replayResult struct {
 }
 
 // simConfig returns the simulator configuration of the replays: the
-// profile, with opts.Nodes, else the profile's own node count for a
-// named profile, else the most nodes busy at once (peak), never fewer
-// than the widest job; without opts.Nodes the capacity timeline is
-// inferred from the trace (sim.InferCapacity, causal).
-func simConfig(o *Options, peak int64, widest int32, all []sim.Job) (sim.Config, error) {
-	cfg, err := sim.Profile(o.Replay.Profile)
-	if err != nil {
-		return cfg, fmt.Errorf("%w: %w", ErrOptions, err)
-	}
+// profile's (Replay.Sim), with opts.Nodes, else the profile's own node
+// count, else, for a profile whose node count is a placeholder
+// (sim.Profile.NodesFromTrace), the most nodes busy at once (peak), never
+// fewer than the widest job; without opts.Nodes the capacity timeline is
+// inferred from the trace (sim.InferCapacity, the profile's options or
+// causal).
+func simConfig(o *Options, peak int64, widest int32, all []sim.Job) sim.Config {
+	prof := o.Replay.Sim
+	cfg := prof.Config
 	switch {
 	case o.Nodes > 0:
 		cfg.Nodes = o.Nodes
-	case o.Replay.Profile == "default":
+	case prof.NodesFromTrace:
 		cfg.Nodes = int(max(peak, int64(widest), 1))
 	}
 	if o.Nodes == 0 {
-		cfg.Capacity = sim.InferCapacity(all, sim.CapacityOptions{Nodes: cfg.Nodes, Causal: true})
+		cfg.Capacity = sim.InferCapacity(all, prof.CapacityOptions(cfg.Nodes))
 	}
-	return cfg, nil
+	return cfg
 }
 
 // replay runs the fidelity replay and the chains' reactive and oracle
@@ -62,10 +62,7 @@ func replay(ctx context.Context, o *Options, tjobs []trace.Job, peak int64, chai
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	cfg, err := simConfig(o, peak, widest, all)
-	if err != nil {
-		return nil, err
-	}
+	cfg := simConfig(o, peak, widest, all)
 	res := &replayResult{nodes: cfg.Nodes, capSteps: len(cfg.Capacity), links: map[int32][]linkSim{}}
 	jobs, _, err := sim.FromTrace(tjobs, fromTraceOptions(o, cfg))
 	if err != nil {
@@ -87,12 +84,13 @@ func replay(ctx context.Context, o *Options, tjobs []trace.Job, peak int64, chai
 	return res, nil
 }
 
-// fromTraceOptions converts for cfg; the ls6 profile infers
-// dependencies from the trace, as its protocol does (sim/FIDELITY.md).
+// fromTraceOptions converts for cfg, with the dependencies inferred
+// when the profile infers them (the ls6 profile does, as its protocol
+// does: sim/FIDELITY.md).
 func fromTraceOptions(o *Options, cfg sim.Config) sim.FromTraceOptions {
 	fo := sim.FromTraceOptions{MaxNodes: cfg.Nodes}
-	if o.Replay.Profile == "ls6" {
-		fo.Infer = &sim.InferOptions{}
+	if o.Replay.Sim.InferDependencies != nil {
+		fo.Infer = o.Replay.Sim.DependencyOptions()
 	}
 	return fo
 }

@@ -77,7 +77,7 @@ func featuresAt(tb testing.TB, jobs []sim.Job, o *Options, w, nodes int, user in
 // ls6 protocol's inferred capacity: the features at a time t must be the
 // same whether capacity is inferred from the whole LS6 trace or from what
 // was known at t (jobs submitted after t removed, trace starts and
-// cancellations after t hidden). With sim.LS6Capacity (Causal) they are;
+// cancellations after t hidden). With the ls6 profile's capacity inference (Causal) they are;
 // the "lookahead" sub-test shows that the old inference (Causal false)
 // leaks, so the comparison can fail. Dependencies are inferred from the
 // whole trace in both cases: the test is about capacity.
@@ -107,8 +107,11 @@ func TestFeatures_CapacityCausal(t *testing.T) {
 	}
 	// And at the exact second of a causal capacity step (a new busy level
 	// seen in the trace): the ahead_* fork processes that second.
-	co := sim.LS6Capacity()
-	co.Nodes = o.Config.Nodes
+	ls6, err := sim.LoadProfile("ls6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	co := ls6.CapacityOptions(o.Config.Nodes)
 	steps := sim.InferCapacity(jobs, co)
 	for _, w := range []int{10, 300, 600} {
 		pSubmit := o.Start + int64(w)*o.IntervalSec + o.WarmupSec
@@ -124,8 +127,8 @@ func TestFeatures_CapacityCausal(t *testing.T) {
 		causal bool
 	}{{"causal", true}, {"lookahead", false}} {
 		t.Run(tt.name, func(t *testing.T) {
-			co := sim.LS6Capacity()
-			co.Nodes, co.Causal = o.Config.Nodes, tt.causal
+			co := ls6.CapacityOptions(o.Config.Nodes)
+			co.Causal = tt.causal
 			full := o
 			full.Config.Capacity = sim.InferCapacity(jobs, co)
 			differ := 0

@@ -17,10 +17,12 @@ var ErrUnknownProtocol = errors.New("unknown features protocol")
 // simulator and how the trace becomes simulator jobs.
 type Protocol struct {
 	Name string `json:"name"`
-	// Profile is the simulator profile (sim.Profile); Nodes, when > 0,
-	// overrides its partition size.
-	Profile string `json:"profile"`
-	Nodes   int    `json:"nodes"`
+	// Profile names the simulator profile: a built-in one (sim.LoadProfile)
+	// unless ProfileSpec holds the profile itself (SetProfile). Nodes,
+	// when > 0, overrides its partition size.
+	Profile     string       `json:"profile"`
+	ProfileSpec *sim.Profile `json:"profile_spec,omitempty"`
+	Nodes       int          `json:"nodes"`
 	// Mode is "cold" or "warm" (sim.ParseWindowMode).
 	Mode string `json:"mode"`
 	// Start is the first window's start, "2006-01-02T15:04:05" in TZ.
@@ -37,9 +39,11 @@ type Protocol struct {
 	Grid *GridOptions `json:"grid,omitempty"`
 	// ChainNodes are the chain sizes.
 	ChainNodes []int `json:"chain_nodes"`
-	// InferDeps runs sim.FromTrace with dependency inference;
-	// InferCapacity sets the configuration's capacity timeline to
-	// sim.InferCapacity(jobs, sim.LS6Capacity()) with the partition size.
+	// InferDeps runs sim.FromTrace with the profile's dependency inference
+	// (sim.Profile.DependencyOptions); InferCapacity sets the
+	// configuration's capacity timeline to sim.InferCapacity with the
+	// profile's capacity inference (sim.Profile.CapacityOptions) and the
+	// partition size.
 	InferDeps     bool `json:"infer_deps"`
 	InferCapacity bool `json:"infer_capacity"`
 }
@@ -54,10 +58,11 @@ var ProtocolNames = []string{"mirage-ls6", "mirage-ls6-val", "ls6", "ls6-val"}
 //     5 days of workload, 7 probes, chains of 1 and 8 nodes, cold
 //     windows, 88 nodes, the mirage-compat simulator;
 //   - mirage-ls6-val: its validation set, 156 windows from 2023-03-01;
-//   - ls6 and ls6-val: the same windows, warm, with sim.LS6(), inferred
-//     dependencies and inferred capacity (the realistic protocol), labelled
-//     on the decision grid (GridOptions' defaults: every 10 minutes in the
-//     last 24 h before P's expected end, hourly before).
+//   - ls6 and ls6-val: the same windows, warm, with the ls6 simulator
+//     profile and its inferences (dependencies and capacity: the realistic
+//     protocol) and its partition size, labelled on the decision grid
+//     (GridOptions' defaults: every 10 minutes in the last 24 h before P's
+//     expected end, hourly before).
 func LookupProtocol(name string) (Protocol, error) {
 	p := Protocol{
 		Name: name, Profile: "mirage-compat", Nodes: 88, Mode: "cold",
@@ -70,8 +75,12 @@ func LookupProtocol(name string) (Protocol, error) {
 	case "mirage-ls6-val":
 		p.Start, p.Windows = "2023-03-01T00:00:00", 156
 	case "ls6", "ls6-val":
-		p.Profile, p.Nodes, p.Mode = "ls6", 0, "warm"
-		p.InferDeps, p.InferCapacity = true, true
+		prof, err := sim.BuiltinProfile("ls6")
+		if err != nil {
+			return Protocol{}, err
+		}
+		p.SetProfile(prof)
+		p.Nodes, p.Mode = 0, "warm"
 		g := GridOptions{}.WithDefaults()
 		p.Grid = &g
 		if name == "ls6-val" {
@@ -83,14 +92,41 @@ func LookupProtocol(name string) (Protocol, error) {
 	return p, nil
 }
 
+// SetProfile makes prof the protocol's simulator profile, with its
+// dependency and capacity inference on exactly when prof has them (a
+// caller may turn them off after). A profile whose settings are a
+// built-in one's is recorded by that name alone, so that a copy of a
+// built-in profile file gives the built-in's protocol (and its JSON);
+// any other by its name and, in ProfileSpec, its settings, so that the
+// protocol's record holds what it simulated.
+func (p *Protocol) SetProfile(prof sim.Profile) {
+	p.Profile, p.ProfileSpec = prof.Name, nil
+	if name := prof.BuiltinName(); name != "" {
+		p.Profile = name
+	} else {
+		p.ProfileSpec = &prof
+	}
+	p.InferDeps, p.InferCapacity = prof.InferDependencies != nil, prof.InferCapacity != nil
+}
+
+// SimProfile returns the protocol's simulator profile: ProfileSpec, or
+// the profile Profile names (sim.LoadProfile).
+func (p Protocol) SimProfile() (sim.Profile, error) {
+	if p.ProfileSpec != nil {
+		return *p.ProfileSpec, nil
+	}
+	return sim.LoadProfile(p.Profile)
+}
+
 // Prepare converts a trace under the protocol and returns the simulator
 // jobs and Build's options (Workers, Progress and Logger left to the
 // caller).
 func (p Protocol) Prepare(tjobs []trace.Job) ([]sim.Job, Options, error) {
-	cfg, err := sim.Profile(p.Profile)
+	prof, err := p.SimProfile()
 	if err != nil {
 		return nil, Options{}, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
+	cfg := prof.Config
 	if p.Nodes > 0 {
 		cfg.Nodes = p.Nodes
 	}
@@ -108,7 +144,7 @@ func (p Protocol) Prepare(tjobs []trace.Job) ([]sim.Job, Options, error) {
 	}
 	fto := sim.FromTraceOptions{MaxNodes: cfg.Nodes}
 	if p.InferDeps {
-		fto.Infer = &sim.InferOptions{}
+		fto.Infer = prof.DependencyOptions()
 	}
 	jobs, _, err := sim.FromTrace(tjobs, fto)
 	if err != nil {
@@ -116,9 +152,7 @@ func (p Protocol) Prepare(tjobs []trace.Job) ([]sim.Job, Options, error) {
 	}
 	sim.PredictRunTimes(jobs, sim.RunTimeHistory{})
 	if p.InferCapacity {
-		co := sim.LS6Capacity()
-		co.Nodes = cfg.Nodes
-		cfg.Capacity = sim.InferCapacity(jobs, co)
+		cfg.Capacity = sim.InferCapacity(jobs, prof.CapacityOptions(cfg.Nodes))
 	}
 	o := Options{
 		Config: cfg, Mode: mode, Start: start.Unix(),

@@ -13,11 +13,11 @@ func (s *Study) partitionNodes() (int, error) {
 	if s.Cluster.Nodes > 0 {
 		return s.Cluster.Nodes, nil
 	}
-	cfg, err := sim.Profile(s.Cluster.Profile)
+	prof, err := s.SimProfile()
 	if err != nil {
-		return 0, fmt.Errorf("%w: cluster.profile: %w", ErrStudy, err)
+		return 0, err
 	}
-	return cfg.Nodes, nil
+	return prof.Config.Nodes, nil
 }
 
 // CheckFit checks, before any stage, that the study can give meaningful

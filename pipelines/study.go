@@ -410,12 +410,17 @@ func (s *Study) Protocols() (train, validation features.Protocol, err error) {
 	if err := s.Validate(); err != nil {
 		return train, validation, err
 	}
-	p := features.Protocol{
-		Name: s.Name, Profile: s.Cluster.Profile, Nodes: s.Cluster.Nodes, Mode: s.Periods.Mode,
-		TZ: s.Trace.Zone, Warmup: time.Duration(s.Periods.Warmup), Workload: time.Duration(s.Periods.Workload),
-		ChainNodes: append([]int(nil), s.Chains.Nodes...), InferDeps: s.Cluster.InferDependencies,
-		InferCapacity: s.Cluster.InferCapacity,
+	prof, err := s.SimProfile()
+	if err != nil {
+		return train, validation, err
 	}
+	p := features.Protocol{
+		Name: s.Name, Nodes: s.Cluster.Nodes, Mode: s.Periods.Mode,
+		TZ: s.Trace.Zone, Warmup: time.Duration(s.Periods.Warmup), Workload: time.Duration(s.Periods.Workload),
+		ChainNodes: append([]int(nil), s.Chains.Nodes...),
+	}
+	p.SetProfile(prof)
+	p.InferDeps, p.InferCapacity = s.Cluster.InferDependencies, s.Cluster.InferCapacity
 	if s.Grid.Probes == "grid" {
 		g := features.GridOptions{DecisionSec: sec(s.Grid.Decision), DenseSec: sec(s.Grid.Dense), SparseSec: sec(s.Grid.Sparse)}.WithDefaults()
 		p.Grid = &g

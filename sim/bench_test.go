@@ -48,7 +48,8 @@ func BenchmarkReplay_LS6(b *testing.B) {
 	jobs := ls6(b)
 	for _, prof := range []string{"default", "mirage-compat"} {
 		b.Run(prof, func(b *testing.B) {
-			cfg, _ := sim.Profile(prof)
+			p, _ := sim.LoadProfile(prof)
+			cfg := p.Config
 			var events int64
 			b.ReportAllocs()
 			for range b.N {

@@ -15,18 +15,18 @@ type CapacityOptions struct {
 	// and wherever the trace gives no reason to lower it (the simulated
 	// partition size, Config.Nodes). 0 means the most nodes ever busy in
 	// the trace, plus Headroom.
-	Nodes int
+	Nodes int `yaml:"-" json:"-"`
 	// BucketSec is the bucket width in seconds; buckets are aligned to
 	// multiples of it since the Unix epoch (UTC midnights for a day).
 	// 0 means DefaultCapacityBucketSec.
-	BucketSec int64
+	BucketSec int64 `yaml:"bucket_sec" json:"bucket_sec"`
 	// Smooth widens each bucket's maximum over Smooth buckets on either
 	// side (a running maximum), so a quiet bucket between busy ones keeps
 	// its neighbours' capacity. 0 means no smoothing.
-	Smooth int
+	Smooth int `yaml:"smooth" json:"smooth"`
 	// Headroom is added to each bucket's maximum (before the cap): nodes
 	// that may have been up but never all busy at once.
-	Headroom int
+	Headroom int `yaml:"headroom" json:"headroom"`
 	// MinPendingSec, when > 0, lowers the capacity only in buckets during
 	// which some job was pending in the trace that waited at least
 	// MinPendingSec from its eligibility (max(Submit, Eligible)) to its
@@ -34,7 +34,7 @@ type CapacityOptions struct {
 	// unmet. Elsewhere the capacity stays at Nodes. With Causal, a bucket
 	// counts only if such a job had already waited MinPendingSec at the
 	// bucket's start and had neither started nor been cancelled by then.
-	MinPendingSec int64
+	MinPendingSec int64 `yaml:"min_pending_sec" json:"min_pending_sec"`
 	// Causal makes the capacity at time t depend only on the trace up to
 	// t, so that nothing a simulation sees at t (features, EstimatedStart)
 	// comes from the future: in bucket b the capacity at t is the
@@ -46,7 +46,7 @@ type CapacityOptions struct {
 	// from its first second on (and Smooth looks both ways), which looks
 	// up to a bucket ahead. Either way, the capacity returns to Nodes
 	// after the bucket of the trace's last start or end.
-	Causal bool
+	Causal bool `yaml:"causal" json:"causal"`
 }
 
 // InferCapacity guesses a capacity timeline from the trace's real schedule:

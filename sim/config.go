@@ -3,6 +3,8 @@ package sim
 import (
 	"errors"
 	"fmt"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // CancelPolicy says what a job that never ran in the trace (Job.Cancel > 0)
@@ -35,6 +37,23 @@ func ParseCancelPolicy(s string) (CancelPolicy, error) {
 		return CancelRunZero, nil
 	}
 	return 0, fmt.Errorf("cancelled policy %q: want leave or run-zero", s)
+}
+
+// MarshalYAML writes the policy as its name (String); JSON keeps the
+// number.
+func (c CancelPolicy) MarshalYAML() (any, error) { return c.String(), nil }
+
+// UnmarshalYAML reads a policy's name (ParseCancelPolicy).
+func (c *CancelPolicy) UnmarshalYAML(n *yaml.Node) error {
+	v, err := ParseCancelPolicy(n.Value)
+	if n.Kind != yaml.ScalarNode {
+		err = errors.New("cancelled policy: want leave or run-zero")
+	}
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*c = v
+	return nil
 }
 
 // Flavour is a backfill flavour.
@@ -76,6 +95,23 @@ func ParseFlavour(s string) (Flavour, error) {
 	return 0, fmt.Errorf("backfill flavour %q: want conservative, easy or none", s)
 }
 
+// MarshalYAML writes the flavour as its name (String); JSON keeps the
+// number.
+func (f Flavour) MarshalYAML() (any, error) { return f.String(), nil }
+
+// UnmarshalYAML reads a flavour's name (ParseFlavour).
+func (f *Flavour) UnmarshalYAML(n *yaml.Node) error {
+	v, err := ParseFlavour(n.Value)
+	if n.Kind != yaml.ScalarNode {
+		err = errors.New("backfill flavour: want conservative, easy or none")
+	}
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*f = v
+	return nil
+}
+
 // Priority holds the multifactor priority weights (Slurm's
 // PriorityWeight*). A pending job's priority is
 //
@@ -86,119 +122,92 @@ func ParseFlavour(s string) (Flavour, error) {
 // decayed node-seconds and share = 1/users (Slurm's classic formula with
 // equal shares).
 type Priority struct {
-	AgeWeight       float64 `json:"age_weight"`
-	SizeWeight      float64 `json:"size_weight"`
-	FairShareWeight float64 `json:"fairshare_weight"`
+	AgeWeight       float64 `json:"age_weight" yaml:"age_weight"`
+	SizeWeight      float64 `json:"size_weight" yaml:"size_weight"`
+	FairShareWeight float64 `json:"fairshare_weight" yaml:"fairshare_weight"`
 	// MaxAgeSec is PriorityMaxAge in seconds.
-	MaxAgeSec int64 `json:"max_age_sec"`
+	MaxAgeSec int64 `json:"max_age_sec" yaml:"max_age_sec"`
 	// AgeUncapped lets age grow past 1 (the artifact's behaviour).
-	AgeUncapped bool `json:"age_uncapped"`
+	AgeUncapped bool `json:"age_uncapped" yaml:"age_uncapped"`
 	// DecayHalfLifeSec is PriorityDecayHalfLife in seconds (fair-share
 	// usage decay).
-	DecayHalfLifeSec int64 `json:"decay_half_life_sec"`
+	DecayHalfLifeSec int64 `json:"decay_half_life_sec" yaml:"decay_half_life_sec"`
 }
 
 // Backfill configures the backfill pass (Slurm's bf_* parameters).
 type Backfill struct {
-	Flavour Flavour `json:"flavour"`
+	Flavour Flavour `json:"flavour" yaml:"flavour"`
 	// IntervalSec is bf_interval: a pass runs at every multiple of it
 	// while jobs are pending.
-	IntervalSec int64 `json:"interval_sec"`
+	IntervalSec int64 `json:"interval_sec" yaml:"interval_sec"`
 	// WindowSec is bf_window: no job is planned to start later than
 	// now + WindowSec.
-	WindowSec int64 `json:"window_sec"`
+	WindowSec int64 `json:"window_sec" yaml:"window_sec"`
 	// ResolutionSec is bf_resolution: planned times are rounded up to
 	// multiples of it from now.
-	ResolutionSec int64 `json:"resolution_sec"`
+	ResolutionSec int64 `json:"resolution_sec" yaml:"resolution_sec"`
 	// MaxJobTest is bf_max_job_test: at most this many pending jobs are
 	// tested per pass; 0 means all.
-	MaxJobTest int `json:"max_job_test"`
+	MaxJobTest int `json:"max_job_test" yaml:"max_job_test"`
 	// MaxJobUser is bf_max_job_user: at most this many jobs of one user
 	// are tested per pass (the user's others are passed over, not
 	// counted in MaxJobTest); 0 means no limit.
-	MaxJobUser int `json:"max_job_user,omitempty"`
+	MaxJobUser int `json:"max_job_user,omitempty" yaml:"max_job_user"`
 }
 
 // Limits are per-user limits (Slurm QOS MaxJobsPU, MaxTRESPU=node=N);
 // 0 means unlimited. A job over a limit is skipped, not blocking others.
 type Limits struct {
-	MaxJobsPerUser  int `json:"max_jobs_per_user"`
-	MaxNodesPerUser int `json:"max_nodes_per_user"`
+	MaxJobsPerUser  int `json:"max_jobs_per_user" yaml:"max_jobs_per_user"`
+	MaxNodesPerUser int `json:"max_nodes_per_user" yaml:"max_nodes_per_user"`
 }
 
 // CapacityStep sets the number of usable nodes from At (Unix seconds) on:
 // nodes down or reserved for maintenance. Running jobs are never killed;
 // no job starts while busy nodes exceed the capacity.
 type CapacityStep struct {
-	At    int64 `json:"at"`
-	Nodes int   `json:"nodes"`
+	At    int64 `json:"at" yaml:"at"`
+	Nodes int   `json:"nodes" yaml:"nodes"`
 	// Unannounced marks a step the scheduler cannot know in advance (a
 	// failure, or capacity inferred from a trace, as InferCapacity's
 	// steps are): it applies at At like any other, but the backfill
 	// planner (and so EstimatedStart) does not plan with it before At.
 	// Steps given by hand (a maintenance reservation) are announced.
-	Unannounced bool `json:"unannounced,omitempty"`
+	Unannounced bool `json:"unannounced,omitempty" yaml:"unannounced,omitempty"`
 }
 
 // Config configures a simulation.
 type Config struct {
 	// Nodes is the partition size N.
-	Nodes     int          `json:"nodes"`
-	Cancelled CancelPolicy `json:"cancelled"`
-	Priority  Priority     `json:"priority"`
-	Backfill  Backfill     `json:"backfill"`
-	Limits    Limits       `json:"limits"`
+	Nodes     int          `json:"nodes" yaml:"nodes"`
+	Cancelled CancelPolicy `json:"cancelled" yaml:"cancelled"`
+	Priority  Priority     `json:"priority" yaml:"priority"`
+	Backfill  Backfill     `json:"backfill" yaml:"backfill"`
+	Limits    Limits       `json:"limits" yaml:"limits"`
 	// Capacity, sorted by At, changes the usable nodes over time.
-	Capacity []CapacityStep `json:"capacity,omitempty"`
+	Capacity []CapacityStep `json:"capacity,omitempty" yaml:"capacity,omitempty"`
 	// MinuteRounding truncates submissions to the minute and rounds limits
 	// and run times up to whole minutes (at least one), as the artifact's
 	// one-minute tick does.
-	MinuteRounding bool `json:"minute_rounding"`
+	MinuteRounding bool `json:"minute_rounding" yaml:"minute_rounding"`
 	// AgeFromSubmit measures age from submission instead of eligibility.
-	AgeFromSubmit bool `json:"age_from_submit"`
+	AgeFromSubmit bool `json:"age_from_submit" yaml:"age_from_submit"`
 }
 
-// DefaultConfig returns Slurm-like defaults after the artifact's
-// slurm.conf: 88 nodes, age 7000 capped at 7 days, size 100, fair-share
-// 4000 with a 2-day half-life, conservative backfill every 10 minutes with
-// a 48-hour window, 600-second resolution and 3000 jobs tested.
-func DefaultConfig() Config {
-	return Config{
-		Nodes:     88,
-		Cancelled: CancelLeave,
-		Priority: Priority{AgeWeight: 7000, SizeWeight: 100, FairShareWeight: 4000,
-			MaxAgeSec: 7 * 86400, DecayHalfLifeSec: 2 * 86400},
-		Backfill: Backfill{Flavour: BackfillConservative, IntervalSec: 600, WindowSec: 48 * 3600,
-			ResolutionSec: 600, MaxJobTest: 3000},
-	}
-}
+// DefaultConfig returns the default profile's configuration
+// (profiles/default.yaml, mirage sim profile show default): Slurm-like
+// defaults after the artifact's slurm.conf: 88 nodes, age 7000 capped at
+// 7 days, size 100, fair-share 4000 with a 2-day half-life, conservative
+// backfill every 10 minutes with a 48-hour window, 600-second resolution
+// and 3000 jobs tested.
+func DefaultConfig() Config { return mustBuiltinProfile("default").Config }
 
-// MirageCompat returns the Mirage artifact's simulator as described in its
-// specification: no age cap, age from submission, no fair-share, minute
-// rounding, jobs cancelled while pending run for zero time.
-func MirageCompat() Config {
-	c := DefaultConfig()
-	c.Priority.FairShareWeight = 0
-	c.Priority.AgeUncapped = true
-	c.AgeFromSubmit = true
-	c.MinuteRounding = true
-	c.Cancelled = CancelRunZero
-	return c
-}
-
-// Profile returns a named configuration: "default", "mirage-compat",
-// "ls6" (see LS6).
-func Profile(name string) (Config, error) {
-	switch name {
-	case "default", "":
-		return DefaultConfig(), nil
-	case "mirage-compat":
-		return MirageCompat(), nil
-	case "ls6":
-		return LS6(), nil
-	}
-	return Config{}, fmt.Errorf("sim profile %q: want default, mirage-compat or ls6", name)
-}
+// MirageCompat returns the mirage-compat profile's configuration
+// (profiles/mirage-compat.yaml): the Mirage artifact's simulator as
+// described in its specification: no age cap, age from submission, no
+// fair-share, minute rounding, jobs cancelled while pending run for zero
+// time.
+func MirageCompat() Config { return mustBuiltinProfile("mirage-compat").Config }
 
 // ErrConfig is wrapped by Validate's errors.
 var ErrConfig = errors.New("invalid simulator configuration")

@@ -20,10 +20,10 @@ const (
 type InferOptions struct {
 	// GapSec: a job is taken to have waited on a predecessor that ended at
 	// most GapSec seconds before it started; 0 means DefaultGapSec.
-	GapSec int64
+	GapSec int64 `yaml:"gap_sec" json:"gap_sec"`
 	// MinWaitSec: only jobs whose trace wait (TraceStart - Submit) exceeds
 	// it are considered; 0 means DefaultMinWaitSec.
-	MinWaitSec int64
+	MinWaitSec int64 `yaml:"min_wait_sec" json:"min_wait_sec"`
 }
 
 // DefaultInferOptions returns the options the zero value stands for.

@@ -10,26 +10,25 @@ import (
 	"github.com/mirage-hpc/mirage/trace"
 )
 
-// ls6Replay replays tjobs with the ls6 protocol (Profile("ls6"), inferred
+// ls6Replay replays tjobs with the ls6 protocol (the ls6 profile, inferred
 // dependencies, and capacity unless noCapacity) and returns the fidelity,
 // per month in America/Chicago.
 func ls6Replay(tb testing.TB, tjobs []trace.Job, mod func(*sim.Config), noCapacity bool) sim.Fidelity {
 	tb.Helper()
-	cfg, err := sim.Profile("ls6")
+	p, err := sim.LoadProfile("ls6")
 	if err != nil {
 		tb.Fatal(err)
 	}
+	cfg := p.Config
 	if mod != nil {
 		mod(&cfg)
 	}
-	jobs, _, err := sim.FromTrace(tjobs, sim.FromTraceOptions{MaxNodes: cfg.Nodes, Infer: &sim.InferOptions{}})
+	jobs, _, err := sim.FromTrace(tjobs, sim.FromTraceOptions{MaxNodes: cfg.Nodes, Infer: p.DependencyOptions()})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	if !noCapacity {
-		opts := sim.LS6Capacity()
-		opts.Nodes = cfg.Nodes
-		cfg.Capacity = sim.InferCapacity(jobs, opts)
+		cfg.Capacity = sim.InferCapacity(jobs, p.CapacityOptions(cfg.Nodes))
 	}
 	starts, _, err := sim.Replay(context.Background(), cfg, jobs)
 	if err != nil {

@@ -271,8 +271,8 @@ func TestParseFlavourAndCancelPolicy(t *testing.T) {
 	if _, err := sim.ParseCancelPolicy("drop"); err == nil {
 		t.Error("ParseCancelPolicy(drop): no error")
 	}
-	if _, err := sim.Profile("slurm"); err == nil {
-		t.Error("Profile(slurm): no error")
+	if _, err := sim.LoadProfile("slurm"); err == nil {
+		t.Error("LoadProfile(slurm): no error")
 	}
 }
 

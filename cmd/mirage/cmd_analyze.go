@@ -43,7 +43,7 @@ func (o *analyzeOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.opts.Chains.MatchName, "chain-match-name", d.Chains.MatchName, "chains: link jobs of one user with the same job name")
 	f.BoolVar(&o.opts.Chains.MatchShape, "chain-match-shape", d.Chains.MatchShape, "chains: link jobs of one user with the same account, node count and limit")
 	f.Int64Var(&o.opts.Replay.MaxJobs, "replay-max-jobs", d.Replay.MaxJobs, "replay (fidelity, chains) only traces of at most this many jobs (< 0: never)")
-	f.StringVar(&o.opts.Replay.Profile, "profile", d.Replay.Profile, "simulator profile of the replays: default, mirage-compat, ls6")
+	f.StringVar(&o.opts.Replay.Profile, "profile", d.Replay.Profile, "simulator profile of the replays: a built-in one (default, mirage-compat, ls6; mirage sim profile show NAME) or a profile file")
 	f.IntVar(&o.opts.Replay.MaxChains, "replay-max-chains", d.Replay.MaxChains, "replay the first this many chains (by head submission)")
 	f.IntVar(&o.opts.Replay.MaxLinks, "replay-max-links", d.Replay.MaxLinks, "replay at most this many chain links in all")
 	f.Int64Var(&o.opts.Replay.OracleStepSec, "oracle-step", d.Replay.OracleStepSec, "oracle: try a successor submission every this many seconds of the predecessor's run")

@@ -72,6 +72,7 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	f.String("protocol", d.Protocol, "preset: "+strings.Join(features.ProtocolNames, ", "))
 	f.String("study", "", "study (built-in name or file; see mirage study show): replaces --protocol, and its trace.zone is checked against the trace's")
 	f.String("period", d.Period, "with --study: the period whose windows to evaluate, train or validation")
+	f.String("profile", "", profileOverrideHelp(""))
 	f.StringP("output", "o", "", "output directory; required")
 	f.String("policy", d.Policy, "comma-separated policies")
 	f.String("nodes", "", "comma-separated chain sizes, e.g. 1,8 (empty = the protocol's)")
@@ -131,7 +132,7 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	if c.Partition < 0 {
 		return usagef("--partition %d: want a node count >= 0", c.Partition)
 	}
-	p, err := featuresProtocol(FeaturesConfig{Protocol: c.Protocol, Study: c.Study, Period: c.Period, Start: c.Start,
+	p, err := featuresProtocol(FeaturesConfig{Protocol: c.Protocol, Study: c.Study, Profile: c.Profile, Period: c.Period, Start: c.Start,
 		Windows: c.Windows, Interval: c.Interval, ChainNodes: c.Nodes, Nodes: c.Partition})
 	if err != nil {
 		return err

@@ -61,6 +61,7 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	f.String("protocol", d.Protocol, "preset: "+strings.Join(features.ProtocolNames, ", "))
 	f.String("study", "", "study (built-in name or file; see mirage study show): replaces --protocol, and its trace.zone is checked against the trace's")
 	f.String("period", d.Period, "with --study: the period whose windows to build, train or validation")
+	f.String("profile", "", profileOverrideHelp(""))
 	f.StringP("output", "o", "", "output Parquet file; required")
 	f.String("start", "", "first window start, YYYY-MM-DDTHH:MM:SS in the protocol's zone (empty = the protocol's)")
 	f.Int("windows", 0, "windows per chain size (0 = the protocol's)")
@@ -112,6 +113,13 @@ func featuresProtocol(c FeaturesConfig) (features.Protocol, error) {
 		}
 	} else if p, err = features.LookupProtocol(c.Protocol); err != nil {
 		return p, usageError{err}
+	}
+	if c.Profile != "" {
+		prof, err := sim.LoadProfile(c.Profile)
+		if err != nil {
+			return p, usageError{err}
+		}
+		p.SetProfile(prof)
 	}
 	if c.Start != "" {
 		p.Start = c.Start

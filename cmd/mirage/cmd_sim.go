@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/mirage-hpc/mirage/sim"
@@ -20,7 +21,7 @@ func newSimCommand(g *globalOptions) *cobra.Command {
 		Short:   "Simulate the scheduler on a trace",
 		GroupID: "sim",
 	}
-	cmd.AddCommand(newSimReplayCommand(g), newSimStartsCommand(g))
+	cmd.AddCommand(newSimReplayCommand(g), newSimStartsCommand(g), newSimProfileCommand(g))
 	return cmd
 }
 
@@ -49,21 +50,21 @@ center decides whether to trust the simulator for its cluster.
 func addReplayFlags(f *pflag.FlagSet) {
 	d := defaultConfig().Sim
 	f.String("trace", "", "trace file (Parquet, from mirage ingest); required")
-	f.String("profile", d.Profile, "base configuration: default, mirage-compat, ls6 (ls6 also turns on --infer-deps and --infer-capacity unless they are given)")
+	f.String("profile", d.Profile, "simulator profile: a built-in one ("+strings.Join(sim.ProfileNames(), ", ")+"; mirage sim profile show NAME prints it) or a profile file (YAML); a profile that infers dependencies or capacity (ls6 does) turns on --infer-deps or --infer-capacity unless they are given")
 	f.Int("nodes", d.Nodes, "partition size (0 = the profile's)")
 	f.String("backfill", d.Backfill, "backfill flavour: conservative, easy, none (empty = the profile's)")
 	f.String("cancelled", d.Cancelled, "jobs cancelled while pending: leave or run-zero (empty = the profile's)")
-	f.Int("max-jobs-per-user", d.MaxJobsPerUser, "running jobs per user (0 = unlimited)")
+	f.Int("max-jobs-per-user", d.MaxJobsPerUser, "running jobs per user (0 = unlimited; -1 = the profile's)")
 	f.Int("bf-max-job-test", d.BfMaxJobTest, "backfill: jobs planned per pass, Slurm's bf_max_job_test (0 = all; -1 = the profile's, 3000)")
 	f.Int("bf-max-job-user", d.BfMaxJobUser, "backfill: jobs of one user planned per pass, Slurm's bf_max_job_user (0 = no limit; -1 = the profile's)")
-	f.Int("max-nodes-per-user", d.MaxNodesPerUser, "running nodes per user (0 = unlimited)")
-	f.Bool("infer-deps", d.InferDeps, "infer dependencies: hold a job that started right after a same-user job ended until that job ends")
-	f.Bool("infer-capacity", d.InferCapacity, "infer a capacity timeline from the trace's busy nodes (the most busy at once per bucket)")
-	f.Duration("capacity-bucket", d.CapacityBucket, "capacity inference: bucket width")
-	f.Bool("capacity-lookahead", false, "capacity inference: the old non-causal inference (each bucket's peak from its start) instead of the causal one (the previous bucket's peak, raised when a higher busy count is first seen)")
-	f.Int("capacity-smooth", d.CapacitySmooth, "capacity inference: widen each bucket's maximum over this many buckets on either side")
-	f.Int("capacity-headroom", d.CapacityHeadroom, "capacity inference: nodes added to each bucket's maximum")
-	f.Duration("capacity-min-pending", d.CapacityMinPending, "capacity inference: lower capacity only in buckets where a job pending then waited at least this long (0 = everywhere)")
+	f.Int("max-nodes-per-user", d.MaxNodesPerUser, "running nodes per user (0 = unlimited; -1 = the profile's)")
+	f.Bool("infer-deps", d.InferDeps, "infer dependencies: hold a job that started right after a same-user job ended until that job ends (unset: the profile's, with its settings)")
+	f.Bool("infer-capacity", d.InferCapacity, "infer a capacity timeline from the trace's busy nodes (the most busy at once per bucket; unset: the profile's)")
+	f.Duration("capacity-bucket", d.CapacityBucket, "capacity inference: bucket width (0 = the profile's, else 24h)")
+	f.Bool("capacity-lookahead", false, "capacity inference: the old non-causal inference (each bucket's peak from its start) instead of the causal one (the previous bucket's peak, raised when a higher busy count is first seen); false = the profile's (causal unless it says otherwise)")
+	f.Int("capacity-smooth", d.CapacitySmooth, "capacity inference: widen each bucket's maximum over this many buckets on either side (-1 = the profile's, else 0)")
+	f.Int("capacity-headroom", d.CapacityHeadroom, "capacity inference: nodes added to each bucket's maximum (-1 = the profile's, else 0)")
+	f.Duration("capacity-min-pending", d.CapacityMinPending, "capacity inference: lower capacity only in buckets where a job pending then waited at least this long (0 = everywhere; -1s = the profile's, else 0)")
 	f.String("from", "", "first submission to replay (YYYY-MM-DD or RFC 3339, in --tz)")
 	f.String("to", "", "end of the submissions to replay (exclusive)")
 	f.String("tz", d.TZ, "IANA zone of --from, --to and the per-month figures")
@@ -71,39 +72,99 @@ func addReplayFlags(f *pflag.FlagSet) {
 	addProgressFlag(f)
 }
 
-// simConfig resolves the simulator configuration from the sim section.
-func simConfig(c SimConfig) (sim.Config, error) {
-	cfg, err := sim.Profile(c.Profile)
+// simProfile resolves the sim section's simulator profile: --profile (a
+// built-in name or a profile file) with the flags that override it. A
+// flag left at its "the profile's" value (an empty string, -1, 0 for
+// --nodes and --capacity-bucket) keeps the profile's setting; the
+// inferences are the profile's unless --infer-deps or --infer-capacity is
+// given (changed reports whether a flag was), or turned on by the
+// configuration.
+func simProfile(c SimConfig, changed func(flag string) bool) (sim.Profile, error) {
+	prof, err := sim.LoadProfile(c.Profile)
 	if err != nil {
-		return cfg, usageError{err}
+		return prof, usageError{err}
 	}
+	cfg := &prof.Config
 	if c.Nodes > 0 {
 		cfg.Nodes = c.Nodes
 	}
 	if c.Backfill != "" {
 		if cfg.Backfill.Flavour, err = sim.ParseFlavour(c.Backfill); err != nil {
-			return cfg, usageError{err}
+			return prof, usageError{err}
 		}
 	}
 	if c.Cancelled != "" {
 		if cfg.Cancelled, err = sim.ParseCancelPolicy(c.Cancelled); err != nil {
-			return cfg, usageError{err}
+			return prof, usageError{err}
 		}
 	}
-	cfg.Limits = sim.Limits{MaxJobsPerUser: c.MaxJobsPerUser, MaxNodesPerUser: c.MaxNodesPerUser}
-	if c.BfMaxJobTest >= 0 {
-		cfg.Backfill.MaxJobTest = c.BfMaxJobTest
-	}
-	if c.BfMaxJobUser >= 0 {
-		cfg.Backfill.MaxJobUser = c.BfMaxJobUser
-	}
-	if c.BfMaxJobTest < -1 || c.BfMaxJobUser < -1 {
-		return cfg, usagef("--bf-max-job-test %d, --bf-max-job-user %d: want -1 (the profile's), 0 (none) or a count", c.BfMaxJobTest, c.BfMaxJobUser)
+	for _, o := range []struct {
+		flag string
+		v    int
+		dst  *int
+	}{
+		{"--max-jobs-per-user", c.MaxJobsPerUser, &cfg.Limits.MaxJobsPerUser},
+		{"--max-nodes-per-user", c.MaxNodesPerUser, &cfg.Limits.MaxNodesPerUser},
+		{"--bf-max-job-test", c.BfMaxJobTest, &cfg.Backfill.MaxJobTest},
+		{"--bf-max-job-user", c.BfMaxJobUser, &cfg.Backfill.MaxJobUser},
+	} {
+		switch {
+		case o.v < -1:
+			return prof, usagef("%s %d: want -1 (the profile's), 0 (none) or a count", o.flag, o.v)
+		case o.v >= 0:
+			*o.dst = o.v
+		}
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, usageError{err}
+		return prof, usageError{err}
 	}
-	return cfg, nil
+	// A flag given is c's value; otherwise the configuration or the
+	// profile turns an inference on.
+	if c.InferDeps || !changed("infer-deps") && prof.InferDependencies != nil {
+		prof.InferDependencies = prof.DependencyOptions()
+	} else {
+		prof.InferDependencies = nil
+	}
+	if !c.InferCapacity && (changed("infer-capacity") || prof.InferCapacity == nil) {
+		prof.InferCapacity = nil
+		return prof, nil
+	}
+	co, err := capacityOptions(c, prof)
+	if err != nil {
+		return prof, err
+	}
+	prof.InferCapacity = &co
+	return prof, nil
+}
+
+// capacityOptions returns the capacity inference of the sim section: the
+// profile's (or the causal default), with the --capacity-* flags that are
+// not at their "the profile's" values. Nodes is left 0 (the partition
+// size, when used).
+func capacityOptions(c SimConfig, prof sim.Profile) (sim.CapacityOptions, error) {
+	co := prof.CapacityOptions(0)
+	switch {
+	case c.CapacityBucket != 0 && c.CapacityBucket < time.Second,
+		c.CapacitySmooth < -1, c.CapacityHeadroom < -1, c.CapacityMinPending < -time.Second:
+		return co, usagef("--capacity-bucket %s, --capacity-smooth %d, --capacity-headroom %d, --capacity-min-pending %s: want a bucket of at least 1s (0 = the profile's) and the others >= 0 (-1, -1s = the profile's)",
+			c.CapacityBucket, c.CapacitySmooth, c.CapacityHeadroom, c.CapacityMinPending)
+	}
+	if c.CapacityBucket > 0 {
+		co.BucketSec = int64(c.CapacityBucket / time.Second)
+	}
+	if c.CapacitySmooth >= 0 {
+		co.Smooth = c.CapacitySmooth
+	}
+	if c.CapacityHeadroom >= 0 {
+		co.Headroom = c.CapacityHeadroom
+	}
+	if c.CapacityMinPending >= 0 {
+		co.MinPendingSec = int64(c.CapacityMinPending / time.Second)
+	}
+	if c.CapacityLookahead {
+		co.Causal = false
+	}
+	return co, nil
 }
 
 func parseWhen(s string, loc *time.Location) (time.Time, error) {
@@ -181,10 +242,12 @@ func prepareReplay(cmd *cobra.Command, g *globalOptions, c *SimConfig, name stri
 	if c.Trace == "" {
 		return nil, usagef("%s: --trace is required", name)
 	}
-	cfg, err := simConfig(*c)
+	prof, err := simProfile(*c, cmd.Flags().Changed)
 	if err != nil {
 		return nil, err
 	}
+	cfg := prof.Config
+	c.InferDeps, c.InferCapacity = prof.InferDependencies != nil, prof.InferCapacity != nil
 	loc, err := time.LoadLocation(c.TZ)
 	if err != nil {
 		return nil, usagef("--tz %q: %w", c.TZ, err)
@@ -204,22 +267,7 @@ func prepareReplay(cmd *cobra.Command, g *globalOptions, c *SimConfig, name stri
 		}
 		opts.To = t.Unix()
 	}
-	if c.Profile == "ls6" {
-		// The ls6 protocol (sim/FIDELITY.md) infers dependencies and
-		// capacity from the trace unless the flags say otherwise.
-		if !cmd.Flags().Changed("infer-deps") {
-			c.InferDeps = true
-		}
-		if !cmd.Flags().Changed("infer-capacity") {
-			c.InferCapacity = true
-		}
-	}
-	if c.InferDeps {
-		opts.Infer = &sim.InferOptions{}
-	}
-	if c.InferCapacity && (c.CapacityBucket < time.Second || c.CapacitySmooth < 0 || c.CapacityMinPending < 0) {
-		return nil, usagef("--capacity-bucket must be at least 1s, --capacity-smooth and --capacity-min-pending >= 0")
-	}
+	opts.Infer = prof.InferDependencies
 	ctx := cmd.Context() // checked between the steps, for SIGINT
 	rs := &replaySetup{cfg: cfg, opts: opts, loc: loc}
 	if keepTrace {
@@ -253,7 +301,7 @@ func prepareReplay(cmd *cobra.Command, g *globalOptions, c *SimConfig, name stri
 		if jobs == nil {
 			jobs = rs.table.Jobs()
 		}
-		if rs.cfg.Capacity, err = inferCapacity(ctx, c.Trace, rs.tjobs, jobs, opts, cfg, *c); err != nil {
+		if rs.cfg.Capacity, err = inferCapacity(ctx, c.Trace, rs.tjobs, jobs, opts, *prof.InferCapacity, cfg.Nodes); err != nil {
 			return nil, err
 		}
 	}
@@ -397,13 +445,14 @@ func (m *monthNames) of(unix int64) string {
 	return name
 }
 
-// inferCapacity infers cfg's capacity timeline from the trace. Inside a
-// --from/--to window it looks at the whole trace, so jobs submitted before
-// the window but running in it count as busy.
+// inferCapacity infers the capacity timeline of a partition of nodes
+// nodes from the trace with co. Inside a --from/--to window it looks at
+// the whole trace, so jobs submitted before the window but running in it
+// count as busy.
 //
 // tjobs are the trace's jobs when they are held (nil: the trace at path
 // is read again for a window).
-func inferCapacity(ctx context.Context, path string, tjobs []trace.Job, jobs []sim.Job, opts sim.FromTraceOptions, cfg sim.Config, c SimConfig) ([]sim.CapacityStep, error) {
+func inferCapacity(ctx context.Context, path string, tjobs []trace.Job, jobs []sim.Job, opts sim.FromTraceOptions, co sim.CapacityOptions, nodes int) ([]sim.CapacityStep, error) {
 	if opts.From != 0 || opts.To != 0 {
 		opts.From, opts.To = 0, 0
 		var all []sim.Job
@@ -418,14 +467,8 @@ func inferCapacity(ctx context.Context, path string, tjobs []trace.Job, jobs []s
 		}
 		jobs = all
 	}
-	return sim.InferCapacity(jobs, sim.CapacityOptions{
-		Nodes:         cfg.Nodes,
-		BucketSec:     int64(c.CapacityBucket / time.Second),
-		Smooth:        c.CapacitySmooth,
-		Headroom:      c.CapacityHeadroom,
-		MinPendingSec: int64(c.CapacityMinPending / time.Second),
-		Causal:        !c.CapacityLookahead,
-	}), nil
+	co.Nodes = nodes
+	return sim.InferCapacity(jobs, co), nil
 }
 
 // countWaits adds job j, simulated to start at start (-1: never), to the

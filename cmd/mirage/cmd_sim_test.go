@@ -195,10 +195,11 @@ func TestReplayProgress_SameAsReplayWork(t *testing.T) {
 	var b bytes.Buffer
 	bar := newProgressBarEvery(&b, "always", false, time.Hour)
 	for _, profile := range []string{"default", "mirage-compat"} { // mirage-compat rounds Submit
-		cfg, err := sim.Profile(profile)
+		p, err := sim.LoadProfile(profile)
 		if err != nil {
 			t.Fatal(err)
 		}
+		cfg := p.Config
 		jobs, _, err := sim.FromTrace(tjobs, sim.FromTraceOptions{MaxNodes: cfg.Nodes})
 		if err != nil {
 			t.Fatal(err)

@@ -75,6 +75,7 @@ DIR/calibration.png.
 	f.String("trace", "", "dqn, runtime: trace file (Parquet); the episodes (dqn) or jobs (runtime) of --protocol's training period")
 	f.String("protocol", "", "dqn, runtime: features protocol (e.g. ls6, mirage-ls6; runtime validates on NAME-val)")
 	f.String("study", "", "dqn, runtime: study (built-in name or file) whose training period gives the episodes or jobs; replaces --protocol")
+	f.String("profile", "", profileOverrideHelp("dqn, forecast: "))
 	f.Int("episodes", 0, "dqn: training episodes (0 = default)")
 	f.String("start", "", "dqn: first training window start, YYYY-MM-DDTHH:MM:SS in the protocol's zone (empty = the protocol's)")
 	f.Int("windows", 0, "dqn: training windows per chain size (0 = the protocol's)")
@@ -380,7 +381,7 @@ func runTrainDQN(cmd *cobra.Command, g *globalOptions, c TrainConfig) error {
 		cfg.Episodes = c.Episodes
 	}
 	began := time.Now()
-	spec, err := featuresProtocol(FeaturesConfig{Protocol: c.Protocol, Study: c.Study, Period: "train", Start: c.Start, Windows: c.Windows,
+	spec, err := featuresProtocol(FeaturesConfig{Protocol: c.Protocol, Study: c.Study, Profile: c.Profile, Period: "train", Start: c.Start, Windows: c.Windows,
 		Interval: c.Interval, ChainNodes: c.ChainNodes, Mode: c.Mode, Nodes: c.Nodes})
 	if err != nil {
 		return err

@@ -31,7 +31,7 @@ func runTrainForecast(cmd *cobra.Command, g *globalOptions, c TrainConfig) error
 	if err := checkStudyTrace(c.Study, c.Trace); err != nil {
 		return err
 	}
-	spec, err := featuresProtocol(FeaturesConfig{Protocol: c.Protocol, Study: c.Study, Period: "train", Start: c.Start, Windows: c.Windows,
+	spec, err := featuresProtocol(FeaturesConfig{Protocol: c.Protocol, Study: c.Study, Profile: c.Profile, Period: "train", Start: c.Start, Windows: c.Windows,
 		Interval: c.Interval, ChainNodes: c.ChainNodes, Nodes: c.Nodes})
 	if err != nil {
 		return err

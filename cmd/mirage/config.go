@@ -39,7 +39,9 @@ type EvaluateConfig struct {
 	Nodes    string `mapstructure:"nodes"` // chain sizes, comma-separated
 	// Partition is the partition size in nodes (0: the protocol's).
 	Partition int `mapstructure:"partition"`
-	// Study and Period replace Protocol as in FeaturesConfig.
+	// Study and Period replace Protocol, and Profile its simulator
+	// profile, as in FeaturesConfig.
+	Profile  string        `mapstructure:"profile"`
 	Study    string        `mapstructure:"study"`
 	Period   string        `mapstructure:"period"`
 	Start    string        `mapstructure:"start"`
@@ -92,7 +94,9 @@ type TrainConfig struct {
 	Trace    string `mapstructure:"trace"`
 	Protocol string `mapstructure:"protocol"`
 	// Study replaces Protocol; DQN episodes are its training period.
+	// Profile replaces the simulator profile, as in FeaturesConfig.
 	Study    string `mapstructure:"study"`
+	Profile  string `mapstructure:"profile"`
 	Episodes int    `mapstructure:"episodes"`
 	// DQNConfig is a JSON file of DQN hyper-parameters (the fields of
 	// manifest.json's hyper_parameters) overriding dqn.DefaultConfig.
@@ -142,8 +146,11 @@ type FeaturesConfig struct {
 	Trace    string `mapstructure:"trace"`
 	Protocol string `mapstructure:"protocol"`
 	// Study (a built-in name or a file), when set, replaces Protocol:
-	// its Period ("train" or "validation") gives the windows.
+	// its Period ("train" or "validation") gives the windows. Profile,
+	// when set, replaces the protocol's simulator profile (a built-in
+	// name or a profile file), its inferences included.
 	Study      string        `mapstructure:"study"`
+	Profile    string        `mapstructure:"profile"`
 	Period     string        `mapstructure:"period"`
 	Output     string        `mapstructure:"output"`
 	Start      string        `mapstructure:"start"`
@@ -173,15 +180,18 @@ type SimConfig struct {
 	Cancelled       string `mapstructure:"cancelled"`
 	MaxJobsPerUser  int    `mapstructure:"max_jobs_per_user"`
 	MaxNodesPerUser int    `mapstructure:"max_nodes_per_user"`
-	// BfMaxJobTest and BfMaxJobUser override the profile's backfill
-	// limits when >= 0 (bf_max_job_test, bf_max_job_user; 0 = none).
+	// MaxJobsPerUser, MaxNodesPerUser, BfMaxJobTest and BfMaxJobUser
+	// override the profile's limits when >= 0 (MaxJobsPU,
+	// MaxTRESPU=node=N, bf_max_job_test, bf_max_job_user; 0 = none).
 	BfMaxJobTest int    `mapstructure:"bf_max_job_test"`
 	BfMaxJobUser int    `mapstructure:"bf_max_job_user"`
 	InferDeps    bool   `mapstructure:"infer_deps"`
 	From         string `mapstructure:"from"`
 	To           string `mapstructure:"to"`
 	TZ           string `mapstructure:"tz"`
-	// Capacity inference (sim.InferCapacity) from the trace's busy nodes.
+	// Capacity inference (sim.InferCapacity) from the trace's busy nodes:
+	// each setting overrides the profile's when set (CapacityBucket > 0,
+	// the others >= 0).
 	InferCapacity      bool          `mapstructure:"infer_capacity"`
 	CapacityBucket     time.Duration `mapstructure:"capacity_bucket"`
 	CapacitySmooth     int           `mapstructure:"capacity_smooth"`
@@ -316,7 +326,8 @@ func defaultConfig() Config {
 	return Config{
 		LogLevel: "info",
 		Ingest:   IngestConfig{Format: "auto", Progress: "auto"},
-		Sim:      SimConfig{Profile: "default", TZ: "UTC", CapacityBucket: 24 * time.Hour, BfMaxJobTest: -1, BfMaxJobUser: -1, Progress: "auto"},
+		Sim: SimConfig{Profile: "default", TZ: "UTC", MaxJobsPerUser: -1, MaxNodesPerUser: -1, BfMaxJobTest: -1, BfMaxJobUser: -1,
+			CapacitySmooth: -1, CapacityHeadroom: -1, CapacityMinPending: -time.Second, Progress: "auto"},
 		Features: FeaturesConfig{Protocol: "mirage-ls6", Period: "train", Progress: "auto"},
 		Train: TrainConfig{Model: "forest", CV: 5, Seed: 1, Device: "cpu", Target: "r", OverlapBudget: time.Hour,
 			Stride: 1, Rollouts: evaluate.DefaultRollouts, ResampleDays: 0, Correlation: evaluate.DefaultCorrelation},

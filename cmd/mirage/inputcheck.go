@@ -46,11 +46,11 @@ func checkFit(f sim.Fit, allowSkip bool, flag string, log *slog.Logger) ([]strin
 func checkProtocolFit(p features.Protocol, tjobs []trace.Job, allowSkip bool, flag string, log *slog.Logger) ([]string, error) {
 	nodes := p.Nodes
 	if nodes <= 0 {
-		cfg, err := sim.Profile(p.Profile)
+		prof, err := p.SimProfile()
 		if err != nil {
 			return nil, usageError{err}
 		}
-		nodes = cfg.Nodes
+		nodes = prof.Config.Nodes
 	}
 	return checkFit(sim.CheckFit(tjobs, nodes, 0, 0), allowSkip, flag, log)
 }

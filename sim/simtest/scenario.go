@@ -257,10 +257,11 @@ func (p *parser) cluster(f []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := sim.Profile(kv["profile"])
+	prof, err := sim.LoadProfile(kv["profile"])
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrSyntax, err)
 	}
+	cfg := prof.Config
 	for _, k := range clusterKeys[1:] { // fixed order: profile first
 		v, ok := kv[k]
 		if !ok {
