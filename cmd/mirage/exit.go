@@ -35,7 +35,8 @@ const exitCodesHelp = `Exit status:
        of a kind the command does not take (the message names the commands
        that do), not fitting its manifest, or scoring NaN or infinity
   3    bad usage: unknown command or flag, bad flag value, unreadable config file,
-       an output path that cannot be written (checked before any work: its
+       a bad study or simulator profile (the message names the field), an
+       output path that cannot be written (checked before any work: its
        directory must exist and accept files; a missing parent directory is
        refused, never created)
   130  interrupted (SIGINT, SIGTERM)`
