@@ -15,7 +15,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/mirage-bench-analyze-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trace=${TRACE:-}
 if [ -z "$trace" ]; then
-	"$bin" synth --jobs "$jobs" --nodes 880 --seed 1 -o "$tmp/in.sacct" --log-level error >/dev/null
+	"$bin" synth --jobs "$jobs" --partition-nodes 880 --seed 1 -o "$tmp/in.sacct" --log-level error >/dev/null
 	"$bin" ingest --tz America/Chicago -o "$tmp/trace.parquet" "$tmp/in.sacct" --log-level error >/dev/null
 	rm -f "$tmp/in.sacct"
 	trace=$tmp/trace.parquet

@@ -8,7 +8,7 @@ procs=${2:-}
 bin=bin/mirage
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mirage-bench-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-"$bin" synth --jobs "$rows" --nodes 880 --seed 1 -o "$tmp/in.sacct" --log-level error >/dev/null
+"$bin" synth --jobs "$rows" --partition-nodes 880 --seed 1 -o "$tmp/in.sacct" --log-level error >/dev/null
 size=$(stat -c %s "$tmp/in.sacct")
 export GOMAXPROCS=${procs:-$(nproc)}
 /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" \

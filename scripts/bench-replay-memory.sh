@@ -11,7 +11,7 @@ tmp=${KEEP:-$(mktemp -d "${TMPDIR:-/tmp}/mirage-bench-mem-XXXXXX")}
 mkdir -p "$tmp"
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
 t=$(BIN="$bin" scripts/synth-trace.sh "$tmp" 1000 0.7 "$jobs")
-/usr/bin/time -f '%M %e' -o "$tmp/time.txt" "$bin" sim replay --trace "$t" --nodes 1000 --json --log-level error >"$tmp/replay.json"
+/usr/bin/time -f '%M %e' -o "$tmp/time.txt" "$bin" sim replay --trace "$t" --partition-nodes 1000 --json --log-level error >"$tmp/replay.json"
 read -r rss_kb wall <"$tmp/time.txt"
 python3 - "$tmp/replay.json" "$rss_kb" "$wall" <<'PY'
 import json, sys

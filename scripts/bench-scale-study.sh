@@ -4,7 +4,7 @@
 # (GOMAXPROCS=1, --workers 1), WINDOWS windows of each (default 12) from
 # the start of each study's training period (features) and validation
 # period (evaluate: the baselines and the oracle). The 1,000-node trace
-# is `mirage synth --nodes 1000 --jobs 250000` (70 % offered load, about 2.5
+# is `mirage synth --partition-nodes 1000 --jobs 250000` (70 % offered load, about 2.5
 # months) and its study comes from `mirage study init`. Prints seconds per
 # window and per simulated job (the jobs a window replays: warm-up plus
 # workload), and the ratio of the two clusters' per-job costs (issue 12's
@@ -19,7 +19,7 @@ mkdir -p "$tmp"
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
 export GOMAXPROCS=1
 if [ ! -f "$tmp/s1k.parquet" ]; then
-	"$bin" synth --nodes 1000 --jobs 250000 -o "$tmp/s1k.sacct" --log-level error >/dev/null
+	"$bin" synth --partition-nodes 1000 --jobs 250000 -o "$tmp/s1k.sacct" --log-level error >/dev/null
 	"$bin" ingest --tz America/Chicago --cluster synth1k -o "$tmp/s1k.parquet" "$tmp/s1k.sacct" --log-level error >/dev/null
 	rm -f "$tmp/s1k.sacct"
 fi

@@ -40,7 +40,7 @@ for nodes in 1000 10000; do
 				n=1
 				if ((jobs < 100000)); then n=5; elif ((jobs < 1000000)); then n=2; fi
 				for k in $(seq "$n"); do
-					"$bin" sim replay --trace "$tmp/synth-$nodes-$util-$jobs.parquet" --nodes "$nodes" --json --log-level error \
+					"$bin" sim replay --trace "$tmp/synth-$nodes-$util-$jobs.parquet" --partition-nodes "$nodes" --json --log-level error \
 						>"$tmp/replay-$jobs-$r-$k.json"
 				done
 			done

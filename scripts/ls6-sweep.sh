@@ -40,7 +40,7 @@ stages=${STAGES:-A B C}
 one() {
 	local stage=$1 n=$2 fl=$3 jpu=$4 npu=$5 deps=$6 cap=$7 canc=$8 bucket=$9 smooth=${10} head=${11} minp=${12}
 	"$BIN" sim replay --trace "$TRACE" --tz America/Chicago --json --log-level error \
-		--nodes "$n" --backfill "$fl" --max-jobs-per-user "$jpu" --max-nodes-per-user "$npu" \
+		--partition-nodes "$n" --backfill "$fl" --max-jobs-per-user "$jpu" --max-nodes-per-user "$npu" \
 		--infer-deps="$deps" --infer-capacity="$cap" --cancelled "$canc" \
 		--capacity-bucket "$bucket" --capacity-smooth "$smooth" --capacity-headroom "$head" \
 		--capacity-min-pending "$minp" |
@@ -61,9 +61,9 @@ ablation_rows() {
 	- inferred capacity | --profile ls6 --infer-capacity=false
 	- inferred dependencies | --profile ls6 --infer-deps=false
 	- both (80 nodes, nothing inferred) | --profile ls6 --infer-deps=false --infer-capacity=false
-	- capacity, 76 nodes instead | --profile ls6 --infer-capacity=false --nodes 76
-	- capacity, 76 nodes, + 8 jobs/user | --profile ls6 --infer-capacity=false --nodes 76 --max-jobs-per-user 8
-	88 nodes instead of 80 | --profile ls6 --nodes 88
+	- capacity, 76 nodes instead | --profile ls6 --infer-capacity=false --partition-nodes 76
+	- capacity, 76 nodes, + 8 jobs/user | --profile ls6 --infer-capacity=false --partition-nodes 76 --max-jobs-per-user 8
+	88 nodes instead of 80 | --profile ls6 --partition-nodes 88
 	EASY instead of conservative | --profile ls6 --backfill easy
 	no backfill | --profile ls6 --backfill none
 	cancelled run-zero instead of leave | --profile ls6 --cancelled run-zero
@@ -75,8 +75,8 @@ ablation_rows() {
 	capacity smoothed over +-1 d | --profile ls6 --capacity-smooth 1
 	capacity + 1 node headroom | --profile ls6 --capacity-headroom 1
 	capacity lowered only where a job waited 1 h | --profile ls6 --capacity-min-pending 1h
-	mirage-compat priority and rounding, ls6 protocol | --profile mirage-compat --nodes 80 --infer-deps --infer-capacity --backfill conservative
-	default, 88 nodes, nothing modelled | --nodes 88
+	mirage-compat priority and rounding, ls6 protocol | --profile mirage-compat --partition-nodes 80 --infer-deps --infer-capacity --backfill conservative
+	default, 88 nodes, nothing modelled | --partition-nodes 88
 	mirage-compat, 88 nodes (the artifact) | --profile mirage-compat
 	ROWS
 }

@@ -11,7 +11,7 @@ dir=$1 nodes=$2 util=$3 jobs=$4
 t="$dir/synth-$nodes-$util-$jobs.parquet"
 if [ ! -f "$t" ]; then
 	mkdir -p "$dir"
-	"$bin" synth --nodes "$nodes" --jobs "$jobs" --utilisation "$util" -o "$dir/x.sacct" --log-level error >/dev/null
+	"$bin" synth --partition-nodes "$nodes" --jobs "$jobs" --utilisation "$util" -o "$dir/x.sacct" --log-level error >/dev/null
 	"$bin" ingest --tz America/Chicago --cluster synth -o "$t" "$dir/x.sacct" --log-level error >/dev/null
 	rm -f "$dir/x.sacct" "${t%.parquet}.quarantine.jsonl"
 fi

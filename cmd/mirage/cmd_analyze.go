@@ -33,7 +33,7 @@ func (o *analyzeOptions) AddFlags(f *pflag.FlagSet) {
 	d := analyze.DefaultOptions()
 	o.opts = d
 	f.StringVarP(&o.out, "output", "o", "", "output directory (required)")
-	f.IntVar(&o.nodes, "partition-nodes", 0, "the cluster's node count (0 = infer a capacity timeline from the busy nodes)")
+	f.IntVar(&o.nodes, "partition-nodes", 0, partitionNodesUsage+" (0 = infer a capacity timeline from the busy nodes)")
 	f.StringVar(&o.tz, "tz", "", "zone of months, days and hours (default: the zone ingest recorded, else UTC)")
 	f.BoolVar(&o.noFigures, "no-figures", false, "write the tables and summary.json only (no figures, no analysis.html)")
 	f.IntVar(&o.opts.CapacitySmoothDays, "capacity-smooth-days", d.CapacitySmoothDays, "inferred capacity: the most nodes busy at once within this many days either side")

@@ -75,8 +75,11 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	f.String("profile", "", profileOverrideHelp(""))
 	f.StringP("output", "o", "", "output directory; required")
 	f.String("policy", d.Policy, "comma-separated policies")
-	f.String("nodes", "", "comma-separated chain sizes, e.g. 1,8 (empty = the protocol's)")
-	f.Int("partition", 0, "partition size in nodes, as features build --nodes (0 = the protocol's)")
+	f.String("chain-nodes", "", chainNodesUsage+" (empty = the protocol's)")
+	f.Int("partition-nodes", 0, partitionNodesUsage+" (0 = the protocol's)")
+	// The old names keep their old meanings: --nodes is --chain-nodes.
+	addRenamedFlag(f, "nodes", "chain-nodes")
+	addRenamedFlag(f, "partition", "partition-nodes")
 	f.Bool("allow-skip", false, "evaluate even when the jobs wider than the partition (skipped) are more than 1% of the jobs or node-hours (otherwise exit status 2)")
 	f.String("start", "", "first window start, YYYY-MM-DDTHH:MM:SS in the protocol's zone (empty = the protocol's)")
 	f.Int("windows", 0, "windows per chain size (0 = the protocol's)")
@@ -129,11 +132,11 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	if c.Decision <= 0 || c.Decision%time.Second != 0 {
 		return usagef("--decision %v: want a positive whole number of seconds", c.Decision)
 	}
-	if c.Partition < 0 {
-		return usagef("--partition %d: want a node count >= 0", c.Partition)
+	if c.PartitionNodes < 0 {
+		return usagef("--partition-nodes %d: want a node count >= 0", c.PartitionNodes)
 	}
 	p, err := featuresProtocol(FeaturesConfig{Protocol: c.Protocol, Study: c.Study, Profile: c.Profile, Period: c.Period, Start: c.Start,
-		Windows: c.Windows, Interval: c.Interval, ChainNodes: c.Nodes, Nodes: c.Partition})
+		Windows: c.Windows, Interval: c.Interval, ChainNodes: c.ChainNodes, PartitionNodes: c.PartitionNodes})
 	if err != nil {
 		return err
 	}
@@ -170,7 +173,7 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	warnings, err := checkProtocolFit(p, tjobs, c.AllowSkip, partitionFlag(c.Study, "--partition"), g.log())
+	warnings, err := checkProtocolFit(p, tjobs, c.AllowSkip, partitionFlag(c.Study, "--partition-nodes"), g.log())
 	if err != nil {
 		return fmt.Errorf("evaluate: %w", err)
 	}

@@ -16,7 +16,7 @@ func TestEvaluate_JSONAndFiles(t *testing.T) {
 	tr := ingestSynth500(t, dir)
 	out := filepath.Join(dir, "eval")
 	stdout, stderr, code := run(t, "evaluate", "--trace", tr, "--protocol", "mirage-ls6-val",
-		"--start", "2022-10-31T00:00:00", "--windows", "2", "--interval", "1h", "--nodes", "1,2",
+		"--start", "2022-10-31T00:00:00", "--windows", "2", "--interval", "1h", "--chain-nodes", "1,2",
 		"--policy", "reactive,immediate,avg,slurm-estimate,oracle", "-o", out, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -67,7 +67,7 @@ func TestEvaluate_UsageErrors(t *testing.T) {
 		"BadLambda":       {"evaluate", "--trace", "x", "--lambda", "-1", "-o", "y"},
 		"BadMargins":      {"evaluate", "--trace", "x", "--margins", "0,soon", "-o", "y"},
 		"MarginAndSweep":  {"evaluate", "--trace", "x", "--margin", "10m", "--margins", "0,1h", "-o", "y"},
-		"NegPartition":    {"evaluate", "--trace", "x", "--partition", "-1", "-o", "y"},
+		"NegPartition":    {"evaluate", "--trace", "x", "--partition-nodes", "-1", "-o", "y"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, stderr, code := run(t, args...); code != exitUsage {
@@ -84,7 +84,7 @@ func TestEvaluate_CostSweepText(t *testing.T) {
 	tr := ingestSynth500(t, dir)
 	out := filepath.Join(dir, "eval")
 	stdout, stderr, code := run(t, "evaluate", "--trace", tr, "--protocol", "mirage-ls6-val",
-		"--start", "2022-10-31T00:00:00", "--windows", "2", "--interval", "1h", "--nodes", "1,2",
+		"--start", "2022-10-31T00:00:00", "--windows", "2", "--interval", "1h", "--chain-nodes", "1,2",
 		"--policy", "reactive,slurm-estimate,oracle,oracle-cost", "--margins", "0,30m", "--lambda", "1", "-o", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -69,9 +69,10 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	f.String("probes", "", "labelled times per window: grid (every decision time a policy sees, see --grid-dense) or a count evenly spaced as in the Mirage artifact (empty = the protocol's: grid for ls6, 7 for mirage-ls6)")
 	f.Duration("grid-dense", 0, "grid: span before P's expected end labelled at every 10-minute decision (0 = 24h)")
 	f.Duration("grid-sparse", 0, "grid: spacing of the labels before that span, a multiple of 10 minutes (0 = 1h)")
-	f.String("chain-nodes", "", "comma-separated chain sizes, e.g. 1,8 (empty = the protocol's)")
+	f.String("chain-nodes", "", chainNodesUsage+" (empty = the protocol's)")
 	f.String("mode", "", "window start: cold or warm (empty = the protocol's)")
-	f.Int("nodes", 0, "partition size (0 = the protocol's)")
+	f.Int("partition-nodes", 0, partitionNodesUsage+" (0 = the protocol's)")
+	addRenamedFlag(f, "nodes", "partition-nodes")
 	f.Bool("allow-skip", false, "build even when the jobs wider than the partition (skipped) are more than 1% of the jobs or node-hours (otherwise exit status 2)")
 	f.Int("workers", 0, "windows simulated at once (0 = GOMAXPROCS); the output does not depend on it")
 	f.Uint64("seed", 0, "seed recorded in the output (the generation is deterministic)")
@@ -163,8 +164,8 @@ func featuresProtocol(c FeaturesConfig) (features.Protocol, error) {
 	if c.Mode != "" {
 		p.Mode = c.Mode
 	}
-	if c.Nodes > 0 {
-		p.Nodes = c.Nodes
+	if c.PartitionNodes > 0 {
+		p.Nodes = c.PartitionNodes
 	}
 	if c.ChainNodes != "" {
 		p.ChainNodes = nil
@@ -202,7 +203,7 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	warnings, err := checkProtocolFit(p, tjobs, c.AllowSkip, partitionFlag(c.Study, "--nodes"), g.log())
+	warnings, err := checkProtocolFit(p, tjobs, c.AllowSkip, partitionFlag(c.Study, "--partition-nodes"), g.log())
 	if err != nil {
 		return fmt.Errorf("features build: %w", err)
 	}

@@ -32,7 +32,7 @@ func runtimeModel(t *testing.T, dir string) (tr, rt string) {
 	t.Helper()
 	in, tr, rt := filepath.Join(dir, "s.sacct"), filepath.Join(dir, "t.parquet"), filepath.Join(dir, "rt")
 	steps := [][]string{
-		{"synth", "--jobs", "1500", "--nodes", "16", "--seed", "3", "-o", in},
+		{"synth", "--jobs", "1500", "--partition-nodes", "16", "--seed", "3", "-o", in},
 		{"ingest", "--tz", "America/Chicago", "-o", tr, in},
 		append([]string{"train", "--model", "runtime", "--trace", tr, "-o", rt, "--threads", "1", "--cv", "3", "--rounds", "10"}, protocolArgs...),
 	}

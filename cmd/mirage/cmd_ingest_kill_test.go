@@ -57,7 +57,7 @@ func TestIngest_Kill9MidSort(t *testing.T) {
 	}
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.sacct")
-	if _, stderr, code := run(t, "synth", "--jobs", "100000", "--nodes", "80", "-o", in); code != 0 {
+	if _, stderr, code := run(t, "synth", "--jobs", "100000", "--partition-nodes", "80", "-o", in); code != 0 {
 		t.Fatalf("synth: exit %d: %s", code, stderr)
 	}
 	args := func(out string) []string {

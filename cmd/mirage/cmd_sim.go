@@ -51,7 +51,8 @@ func addReplayFlags(f *pflag.FlagSet) {
 	d := defaultConfig().Sim
 	f.String("trace", "", "trace file (Parquet, from mirage ingest); required")
 	f.String("profile", d.Profile, "simulator profile: a built-in one ("+strings.Join(sim.ProfileNames(), ", ")+"; mirage sim profile show NAME prints it) or a profile file (YAML); a profile that infers dependencies or capacity (ls6 does) turns on --infer-deps or --infer-capacity unless they are given")
-	f.Int("nodes", d.Nodes, "partition size (0 = the profile's)")
+	f.Int("partition-nodes", d.PartitionNodes, partitionNodesUsage+" (0 = the profile's)")
+	addRenamedFlag(f, "nodes", "partition-nodes")
 	f.String("backfill", d.Backfill, "backfill flavour: conservative, easy, none (empty = the profile's)")
 	f.String("cancelled", d.Cancelled, "jobs cancelled while pending: leave or run-zero (empty = the profile's)")
 	f.Int("max-jobs-per-user", d.MaxJobsPerUser, "running jobs per user (0 = unlimited; -1 = the profile's)")
@@ -75,7 +76,7 @@ func addReplayFlags(f *pflag.FlagSet) {
 // simProfile resolves the sim section's simulator profile: --profile (a
 // built-in name or a profile file) with the flags that override it. A
 // flag left at its "the profile's" value (an empty string, -1, 0 for
-// --nodes and --capacity-bucket) keeps the profile's setting; the
+// --partition-nodes and --capacity-bucket) keeps the profile's setting; the
 // inferences are the profile's unless --infer-deps or --infer-capacity is
 // given (changed reports whether a flag was), or turned on by the
 // configuration.
@@ -85,8 +86,8 @@ func simProfile(c SimConfig, changed func(flag string) bool) (sim.Profile, error
 		return prof, usageError{err}
 	}
 	cfg := &prof.Config
-	if c.Nodes > 0 {
-		cfg.Nodes = c.Nodes
+	if c.PartitionNodes > 0 {
+		cfg.Nodes = c.PartitionNodes
 	}
 	if c.Backfill != "" {
 		if cfg.Backfill.Flavour, err = sim.ParseFlavour(c.Backfill); err != nil {
@@ -282,7 +283,7 @@ func prepareReplay(cmd *cobra.Command, g *globalOptions, c *SimConfig, name stri
 		}
 		rs.fit = fc.Fit()
 	}
-	if rs.warnings, err = checkFit(rs.fit, c.AllowSkip, "--nodes", g.log()); err != nil {
+	if rs.warnings, err = checkFit(rs.fit, c.AllowSkip, "--partition-nodes", g.log()); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if err := ctx.Err(); err != nil {

@@ -53,7 +53,9 @@ func writeProfile(t *testing.T, dir, file, name string, edits ...string) string 
 func TestSimReplay_ProfileFile(t *testing.T) {
 	dir := t.TempDir()
 	tr := ingestSynth500(t, dir)
-	replay := func(args ...string) map[string]any { return replayJSON(t, tr, append(args, "--nodes", "16")...) }
+	replay := func(args ...string) map[string]any {
+		return replayJSON(t, tr, append(args, "--partition-nodes", "16")...)
+	}
 	// A copy of each built-in profile is that profile (sim's
 	// TestLoadProfile_File); the replay of ls6's, the one that infers,
 	// checks the command uses the file's inferences as the name's.
@@ -133,7 +135,7 @@ func TestSimProfile_Flags(t *testing.T) {
 				p.Config.Limits = sim.Limits{MaxNodesPerUser: 4}
 				p.Config.Backfill.MaxJobUser = 0
 			}},
-		{"Scheduler", custom, func(c *SimConfig) { c.Nodes, c.Backfill, c.Cancelled = 12, "easy", "run-zero" }, nil,
+		{"Scheduler", custom, func(c *SimConfig) { c.PartitionNodes, c.Backfill, c.Cancelled = 12, "easy", "run-zero" }, nil,
 			func(p *sim.Profile) {
 				p.Config.Nodes, p.Config.Backfill.Flavour, p.Config.Cancelled = 12, sim.BackfillEASY, sim.CancelRunZero
 			}},

@@ -17,7 +17,7 @@ func TestSimStarts(t *testing.T) {
 	dir := t.TempDir()
 	tr := ingestSynth500(t, dir)
 	out := filepath.Join(dir, "starts")
-	stdout, stderr, code := run(t, "sim", "starts", "--trace", tr, "--nodes", "8", "--allow-skip", "-o", out, "--json") // 5 of 500 jobs wider than 8 nodes
+	stdout, stderr, code := run(t, "sim", "starts", "--trace", tr, "--partition-nodes", "8", "--allow-skip", "-o", out, "--json") // 5 of 500 jobs wider than 8 nodes
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -50,7 +50,7 @@ func TestSimReplay_NoneCompared(t *testing.T) {
 	rows.WriteString(swfRow(5, 300, -1, -1, 1, 3600, 5, 1)) // cancelled before it started
 	tr := swfParquet(t, rows.String())
 
-	stdout, stderr, code := run(t, "sim", "replay", "--trace", tr, "--nodes", "4", "--json")
+	stdout, stderr, code := run(t, "sim", "replay", "--trace", tr, "--partition-nodes", "4", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -71,7 +71,7 @@ func TestSimReplay_NoneCompared(t *testing.T) {
 		t.Errorf("warnings = %v, want [%q]", sum["warnings"], want)
 	}
 
-	stdout, stderr, code = run(t, "sim", "replay", "--trace", tr, "--nodes", "4")
+	stdout, stderr, code = run(t, "sim", "replay", "--trace", tr, "--partition-nodes", "4")
 	if code != 0 {
 		t.Fatalf("text: exit %d: %s", code, stderr)
 	}
@@ -86,7 +86,7 @@ func TestSimReplay_NoneCompared(t *testing.T) {
 // and in its month, where the other figures are given.
 func TestSimReplay_OneCompared(t *testing.T) {
 	tr := swfParquet(t, swfRow(1, 0, 120, 600, 1, 3600, 1, 1)+swfRow(2, 60, -1, 600, 1, 3600, 1, 2))
-	stdout, stderr, code := run(t, "sim", "replay", "--trace", tr, "--nodes", "4", "--json")
+	stdout, stderr, code := run(t, "sim", "replay", "--trace", tr, "--partition-nodes", "4", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -97,7 +97,7 @@ func TestSimReplay_OneCompared(t *testing.T) {
 	if _, ok := sum["wait_spearman"]; ok || sum["compared"] != 1.0 || sum["wait_mae_sec"] == nil {
 		t.Errorf("compared %v, wait_spearman %v, wait_mae_sec %v: want 1, absent, present", sum["compared"], sum["wait_spearman"], sum["wait_mae_sec"])
 	}
-	stdout, stderr, code = run(t, "sim", "replay", "--trace", tr, "--nodes", "4")
+	stdout, stderr, code = run(t, "sim", "replay", "--trace", tr, "--partition-nodes", "4")
 	if code != 0 {
 		t.Fatalf("text: exit %d: %s", code, stderr)
 	}
@@ -126,16 +126,16 @@ const wideMsg = "1 of 11 jobs (9.1%; 90.9% of the node-hours) need more than the
 // refuses them alike.
 func TestSimReplay_TooWide(t *testing.T) {
 	tr := swfParquet(t, wideRows())
-	msg := strings.Replace(wideMsg, "FLAG", "--nodes", 1)
+	msg := strings.Replace(wideMsg, "FLAG", "--partition-nodes", 1)
 	for _, sub := range []string{"replay", "starts"} {
-		_, stderr, code := run(t, "sim", sub, "--trace", tr, "--nodes", "8")
+		_, stderr, code := run(t, "sim", sub, "--trace", tr, "--partition-nodes", "8")
 		want := "mirage: sim " + sub + ": the trace does not fit the simulated partition: " + msg +
 			"; or pass --allow-skip to simulate without them (more than 1% of the jobs or node-hours)\n"
 		if code != exitBadInput || !strings.HasSuffix(stderr, want) {
 			t.Errorf("sim %s: exit %d, stderr:\n%s\nwant exit 2 ending %q", sub, code, stderr, want)
 		}
 	}
-	stdout, stderr, code := run(t, "sim", "replay", "--trace", tr, "--nodes", "8", "--allow-skip", "--json")
+	stdout, stderr, code := run(t, "sim", "replay", "--trace", tr, "--partition-nodes", "8", "--allow-skip", "--json")
 	if code != 0 {
 		t.Fatalf("--allow-skip: exit %d: %s", code, stderr)
 	}
@@ -154,15 +154,15 @@ func TestSimReplay_TooWide(t *testing.T) {
 	if sum.Jobs != 10 || len(sum.Warnings) != 1 || sum.Warnings[0] != msg || sum.Fit.WideJobs != 1 || sum.Fit.Widest != 100 || sum.Fit.WidestJob != "11" {
 		t.Errorf("--allow-skip: %+v\nwant 10 jobs, fit 1 wide job (job 11, 100 nodes), warning %q", sum, msg)
 	}
-	if _, stderr, code := run(t, "sim", "replay", "--trace", tr, "--nodes", "100"); code != 0 || strings.Contains(stderr, "skipped") {
-		t.Errorf("--nodes 100: exit %d, stderr %s; want 0 and no warning", code, stderr)
+	if _, stderr, code := run(t, "sim", "replay", "--trace", tr, "--partition-nodes", "100"); code != 0 || strings.Contains(stderr, "skipped") {
+		t.Errorf("--partition-nodes 100: exit %d, stderr %s; want 0 and no warning", code, stderr)
 	}
 }
 
 // TestSimReplay_Overloaded checks that a replay whose jobs ask many times
 // the partition's node-hours, while the trace's own jobs used their nodes
 // ordinarily, is reported as a probable partition-size error naming
-// --nodes.
+// --partition-nodes.
 func TestSimReplay_Overloaded(t *testing.T) {
 	var rows strings.Builder
 	// 40 jobs of 10 nodes, 2 h each, one every 30 minutes over 19.5 h:
@@ -172,16 +172,16 @@ func TestSimReplay_Overloaded(t *testing.T) {
 		rows.WriteString(swfRow(i+1, 1800*i, 0, 7200, 10, 7200, 1, i%4))
 	}
 	tr := swfParquet(t, rows.String())
-	stdout, stderr, code := run(t, "sim", "replay", "--trace", tr, "--nodes", "10")
+	stdout, stderr, code := run(t, "sim", "replay", "--trace", tr, "--partition-nodes", "10")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	const want = "warning: the jobs ask 4.1x the node-hours the partition's 10 nodes offer over the 20 h of submissions (the trace's own jobs held at most 40 nodes at once, 103% busy): probably a partition-size or run-time error: set --nodes 40 (or the cluster's size), or check the trace's run times and their unit\n"
+	const want = "warning: the jobs ask 4.1x the node-hours the partition's 10 nodes offer over the 20 h of submissions (the trace's own jobs held at most 40 nodes at once, 103% busy): probably a partition-size or run-time error: set --partition-nodes 40 (or the cluster's size), or check the trace's run times and their unit\n"
 	if !strings.Contains(stdout, want) {
 		t.Errorf("stdout:\n%s\nwant %q", stdout, want)
 	}
-	if stdout, _, _ := run(t, "sim", "replay", "--trace", tr, "--nodes", "40"); strings.Contains(stdout, "warning") {
-		t.Errorf("--nodes 40: a warning:\n%s", stdout)
+	if stdout, _, _ := run(t, "sim", "replay", "--trace", tr, "--partition-nodes", "40"); strings.Contains(stdout, "warning") {
+		t.Errorf("--partition-nodes 40: a warning:\n%s", stdout)
 	}
 }
 
@@ -239,7 +239,7 @@ func TestReplayProgress_SameAsReplayWork(t *testing.T) {
 func TestSimReplay_Interrupt(t *testing.T) {
 	dir := t.TempDir()
 	in, tr := filepath.Join(dir, "big.sacct"), filepath.Join(dir, "big.parquet")
-	if _, stderr, code := run(t, "synth", "--jobs", "30000", "--nodes", "100", "--utilisation", "1.2", "-o", in); code != 0 {
+	if _, stderr, code := run(t, "synth", "--jobs", "30000", "--partition-nodes", "100", "--utilisation", "1.2", "-o", in); code != 0 {
 		t.Fatalf("synth: exit %d: %s", code, stderr)
 	}
 	if _, stderr, code := run(t, "ingest", "--progress", "never", "-o", tr, in); code != 0 {
@@ -251,7 +251,7 @@ func TestSimReplay_Interrupt(t *testing.T) {
 		var out, errb bytes.Buffer
 		g := &globalOptions{stdout: &out, stderr: &errb}
 		cmd := newRootCommand(g)
-		cmd.SetArgs([]string{"sim", "replay", "--trace", tr, "--nodes", "100", "--progress", "never"})
+		cmd.SetArgs([]string{"sim", "replay", "--trace", tr, "--partition-nodes", "100", "--progress", "never"})
 		began := time.Now()
 		err := cmd.ExecuteContext(ctx)
 		took := time.Since(began)

@@ -53,7 +53,7 @@ TRACE=... takes the built-in synth study's). A trace whose dates are relative to
 	f.StringP("output", "o", "", "study file to write (.yaml); required")
 	f.String("name", "", "the study's name (default: the trace file's, as ingest.TraceName makes it: X-2.1-b1 for X-2.1-b1.parquet)")
 	f.Bool("force", false, "replace an existing -o file")
-	f.Int("partition-nodes", 0, "partition size in nodes (0 = the most nodes the trace's jobs held at once)")
+	f.Int("partition-nodes", 0, partitionNodesUsage+" (0 = the most nodes the trace's jobs held at once)")
 	f.String("models-from", "", "a study (built-in name or file) whose models, policies, budget, sweep and predictions to copy, e.g. synth")
 	return cmd
 }

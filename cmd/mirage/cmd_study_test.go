@@ -121,7 +121,7 @@ func TestStudy_InitEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	sacct, tr, st := filepath.Join(dir, "b.sacct"), filepath.Join(dir, "b.parquet"), filepath.Join(dir, "b.yaml")
 	for _, args := range [][]string{
-		{"synth", "--nodes", "40", "--jobs", "8000", "--tz", "Europe/Berlin", "-o", sacct},
+		{"synth", "--partition-nodes", "40", "--jobs", "8000", "--tz", "Europe/Berlin", "-o", sacct},
 		{"ingest", "--tz", "Europe/Berlin", "-o", tr, sacct},
 		{"study", "init", "--trace", tr, "-o", st, "--name", "berlin"},
 	} {

@@ -34,7 +34,8 @@ The data is synthetic: no real job is copied.
 	d := defaultConfig().Synth
 	f.Int("jobs", d.Jobs, "number of jobs")
 	f.Uint64("seed", d.Seed, "random seed")
-	f.Int("nodes", d.Nodes, "nodes in the partition")
+	f.Int("partition-nodes", d.PartitionNodes, partitionNodesUsage+" (the synthetic cluster's)")
+	addRenamedFlag(f, "nodes", "partition-nodes")
 	f.String("format", d.Format, "output format: sacct (--parsable2) or swf")
 	f.StringP("output", "o", "", "output file (required; - for stdout)")
 	f.Float64("utilisation", d.Utilisation, "target share of busy node-seconds, the offered load, in (0, 4]: 1 or more overloads the partition (the queue grows without bound)")
@@ -55,8 +56,8 @@ func runSynth(g *globalOptions) error {
 			return err
 		}
 	}
-	if cfg.Jobs < 0 || cfg.Nodes <= 0 || cfg.Utilisation <= 0 || cfg.Utilisation > 4 {
-		return usagef("synth: want --jobs >= 0, --nodes > 0 and 0 < --utilisation <= 4")
+	if cfg.Jobs < 0 || cfg.PartitionNodes <= 0 || cfg.Utilisation <= 0 || cfg.Utilisation > 4 {
+		return usagef("synth: want --jobs >= 0, --partition-nodes > 0 and 0 < --utilisation <= 4")
 	}
 	loc, err := time.LoadLocation(cfg.TZ)
 	if err != nil {
@@ -67,7 +68,7 @@ func runSynth(g *globalOptions) error {
 		return usagef("--start %q: %w", cfg.Start, err)
 	}
 	opts := synth.DefaultOptions()
-	opts.Jobs, opts.Seed, opts.Nodes = cfg.Jobs, cfg.Seed, cfg.Nodes
+	opts.Jobs, opts.Seed, opts.Nodes = cfg.Jobs, cfg.Seed, cfg.PartitionNodes
 	opts.Utilisation, opts.Location, opts.Start = cfg.Utilisation, loc, start
 	opts.Cluster, opts.Steps = cfg.Cluster, cfg.Steps
 	write := synth.WriteSacct

@@ -44,7 +44,7 @@ exact at every labelled time.
 
 --model dqn trains a Deep Q-Network in the simulator instead: episodes are windows of
 --protocol's training period on --trace (--start, --windows, --interval, --chain-nodes,
---mode and --nodes change them as in features build), with early stopping on held-out
+--mode and --partition-nodes change them as in features build), with early stopping on held-out
 windows of that period. It writes DIR/model.safetensors, DIR/model.onnx (opset 13, input
 the standardised features), DIR/manifest.json and DIR/curve.csv; --dqn-config FILE.json
 sets hyper-parameters (the fields of the manifest's hyper_parameters). Use the model
@@ -80,9 +80,10 @@ DIR/calibration.png.
 	f.String("start", "", "dqn: first training window start, YYYY-MM-DDTHH:MM:SS in the protocol's zone (empty = the protocol's)")
 	f.Int("windows", 0, "dqn: training windows per chain size (0 = the protocol's)")
 	f.Duration("interval", 0, "dqn: time between window starts (0 = the protocol's)")
-	f.String("chain-nodes", "", "dqn: comma-separated chain sizes, e.g. 1,8 (empty = the protocol's)")
+	f.String("chain-nodes", "", chainNodesUsage+" (dqn, forecast; empty = the protocol's)")
 	f.String("mode", "", "dqn: window start: cold or warm (empty = the protocol's)")
-	f.Int("nodes", 0, "dqn: partition size (0 = the protocol's)")
+	f.Int("partition-nodes", 0, partitionNodesUsage+" (dqn, forecast; 0 = the protocol's)")
+	addRenamedFlag(f, "nodes", "partition-nodes")
 	f.Bool("allow-skip", false, "dqn, forecast: train even when the jobs wider than the partition (skipped) are more than 1% of the jobs or node-hours (otherwise exit status 2)")
 	f.String("dqn-config", "", "dqn: JSON file of hyper-parameters overriding the defaults (the fields of manifest.json's hyper_parameters)")
 	f.String("runtime-model", "", "forecast: run-time model directory (train --model runtime)")
@@ -382,7 +383,7 @@ func runTrainDQN(cmd *cobra.Command, g *globalOptions, c TrainConfig) error {
 	}
 	began := time.Now()
 	spec, err := featuresProtocol(FeaturesConfig{Protocol: c.Protocol, Study: c.Study, Profile: c.Profile, Period: "train", Start: c.Start, Windows: c.Windows,
-		Interval: c.Interval, ChainNodes: c.ChainNodes, Mode: c.Mode, Nodes: c.Nodes})
+		Interval: c.Interval, ChainNodes: c.ChainNodes, Mode: c.Mode, PartitionNodes: c.PartitionNodes})
 	if err != nil {
 		return err
 	}
@@ -393,7 +394,7 @@ func runTrainDQN(cmd *cobra.Command, g *globalOptions, c TrainConfig) error {
 	if err != nil {
 		return err
 	}
-	if _, err := checkProtocolFit(spec, tjobs, c.AllowSkip, partitionFlag(c.Study, "--nodes"), g.log()); err != nil {
+	if _, err := checkProtocolFit(spec, tjobs, c.AllowSkip, partitionFlag(c.Study, "--partition-nodes"), g.log()); err != nil {
 		return fmt.Errorf("train --model dqn: %w", err)
 	}
 	budgetH := max(c.OverlapBudget.Hours(), 1e-9) // FitOptions: 0 means the default

@@ -32,7 +32,7 @@ func runTrainForecast(cmd *cobra.Command, g *globalOptions, c TrainConfig) error
 		return err
 	}
 	spec, err := featuresProtocol(FeaturesConfig{Protocol: c.Protocol, Study: c.Study, Profile: c.Profile, Period: "train", Start: c.Start, Windows: c.Windows,
-		Interval: c.Interval, ChainNodes: c.ChainNodes, Nodes: c.Nodes})
+		Interval: c.Interval, ChainNodes: c.ChainNodes, PartitionNodes: c.PartitionNodes})
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func runTrainForecast(cmd *cobra.Command, g *globalOptions, c TrainConfig) error
 	if err != nil {
 		return err
 	}
-	if _, err := checkProtocolFit(spec, tjobs, c.AllowSkip, partitionFlag(c.Study, "--nodes"), g.log()); err != nil {
+	if _, err := checkProtocolFit(spec, tjobs, c.AllowSkip, partitionFlag(c.Study, "--partition-nodes"), g.log()); err != nil {
 		return fmt.Errorf("train --model forecast: %w", err)
 	}
 	jobs, fo, err := spec.Prepare(tjobs)

@@ -36,9 +36,12 @@ type EvaluateConfig struct {
 	Protocol string `mapstructure:"protocol"`
 	Output   string `mapstructure:"output"`
 	Policy   string `mapstructure:"policy"`
-	Nodes    string `mapstructure:"nodes"` // chain sizes, comma-separated
-	// Partition is the partition size in nodes (0: the protocol's).
-	Partition int `mapstructure:"partition"`
+	// ChainNodes are the chain sizes, comma-separated (empty: the
+	// protocol's); the key was evaluate.nodes.
+	ChainNodes string `mapstructure:"chain_nodes"`
+	// PartitionNodes is the partition size in nodes (0: the protocol's);
+	// the key was evaluate.partition.
+	PartitionNodes int `mapstructure:"partition_nodes"`
 	// Study and Period replace Protocol, and Profile its simulator
 	// profile, as in FeaturesConfig.
 	Profile  string        `mapstructure:"profile"`
@@ -107,7 +110,9 @@ type TrainConfig struct {
 	Interval   time.Duration `mapstructure:"interval"`
 	ChainNodes string        `mapstructure:"chain_nodes"`
 	Mode       string        `mapstructure:"mode"`
-	Nodes      int           `mapstructure:"nodes"`
+	// PartitionNodes is the partition size (0: the protocol's); the key
+	// was nodes.
+	PartitionNodes int `mapstructure:"partition_nodes"`
 	// AllowSkip (dqn, forecast) trains on a trace whose jobs wider than
 	// the partition are more than 1 % of its jobs or node-hours.
 	AllowSkip bool `mapstructure:"allow_skip"`
@@ -161,11 +166,13 @@ type FeaturesConfig struct {
 	GridSparse time.Duration `mapstructure:"grid_sparse"`
 	ChainNodes string        `mapstructure:"chain_nodes"`
 	Mode       string        `mapstructure:"mode"`
-	Nodes      int           `mapstructure:"nodes"`
-	Workers    int           `mapstructure:"workers"`
-	Seed       uint64        `mapstructure:"seed"`
-	Progress   string        `mapstructure:"progress"` // always, auto or never
-	AllowSkip  bool          `mapstructure:"allow_skip"`
+	// PartitionNodes is the partition size (0: the protocol's); the key
+	// was nodes.
+	PartitionNodes int    `mapstructure:"partition_nodes"`
+	Workers        int    `mapstructure:"workers"`
+	Seed           uint64 `mapstructure:"seed"`
+	Progress       string `mapstructure:"progress"` // always, auto or never
+	AllowSkip      bool   `mapstructure:"allow_skip"`
 	// RuntimeModel, when set, is a run-time model or forecast directory
 	// whose medians give the q_est_model_start_minus_p_end_sec column.
 	RuntimeModel string `mapstructure:"runtime_model"`
@@ -173,9 +180,11 @@ type FeaturesConfig struct {
 
 // SimConfig configures `mirage sim ...`.
 type SimConfig struct {
-	Trace           string `mapstructure:"trace"`
-	Profile         string `mapstructure:"profile"`
-	Nodes           int    `mapstructure:"nodes"`
+	Trace   string `mapstructure:"trace"`
+	Profile string `mapstructure:"profile"`
+	// PartitionNodes is the partition size (0: the profile's); the key
+	// was sim.nodes.
+	PartitionNodes  int    `mapstructure:"partition_nodes"`
 	Backfill        string `mapstructure:"backfill"`
 	Cancelled       string `mapstructure:"cancelled"`
 	MaxJobsPerUser  int    `mapstructure:"max_jobs_per_user"`
@@ -234,16 +243,18 @@ type IngestConfig struct {
 
 // SynthConfig configures `mirage synth`.
 type SynthConfig struct {
-	Jobs        int     `mapstructure:"jobs"`
-	Seed        uint64  `mapstructure:"seed"`
-	Nodes       int     `mapstructure:"nodes"`
-	Format      string  `mapstructure:"format"`
-	Output      string  `mapstructure:"output"`
-	Utilisation float64 `mapstructure:"utilisation"`
-	TZ          string  `mapstructure:"tz"`
-	Start       string  `mapstructure:"start"`
-	Cluster     string  `mapstructure:"cluster"`
-	Steps       bool    `mapstructure:"steps"`
+	Jobs int    `mapstructure:"jobs"`
+	Seed uint64 `mapstructure:"seed"`
+	// PartitionNodes is the synthetic partition's size; the key was
+	// synth.nodes.
+	PartitionNodes int     `mapstructure:"partition_nodes"`
+	Format         string  `mapstructure:"format"`
+	Output         string  `mapstructure:"output"`
+	Utilisation    float64 `mapstructure:"utilisation"`
+	TZ             string  `mapstructure:"tz"`
+	Start          string  `mapstructure:"start"`
+	Cluster        string  `mapstructure:"cluster"`
+	Steps          bool    `mapstructure:"steps"`
 }
 
 // TraceConfig configures `mirage trace ...`.
@@ -253,19 +264,24 @@ type TraceConfig struct{}
 const configSection = "mirage.config_section"
 
 // resolveConfig builds the Config for cmd: defaults, then the config file,
-// then MIRAGE_* variables, then the flags the user set.
-func resolveConfig(cmd *cobra.Command, configFile string, defaults Config) (Config, error) {
+// then MIRAGE_* variables, then the flags the user set. A setting's old
+// name (addRenamedFlag) is read as its new one, with a warning returned.
+func resolveConfig(cmd *cobra.Command, configFile string, defaults Config) (Config, []string, error) {
 	v := viper.New()
 	setDefaults(v, "", reflect.ValueOf(defaults))
 	if configFile != "" {
 		v.SetConfigFile(configFile)
 		if err := v.ReadInConfig(); err != nil {
-			return Config{}, usagef("read config %s: %w", configFile, err)
+			return Config{}, nil, usagef("read config %s: %w", configFile, err)
 		}
 	}
 	v.SetEnvPrefix("MIRAGE")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_", "-", "_"))
 	v.AutomaticEnv()
+	warnings, err := applyRenamed(cmd, v)
+	if err != nil {
+		return Config{}, nil, err
+	}
 	bind := func(prefix string, fs *pflag.FlagSet) error {
 		var err error
 		fs.VisitAll(func(f *pflag.Flag) {
@@ -280,18 +296,18 @@ func resolveConfig(cmd *cobra.Command, configFile string, defaults Config) (Conf
 		return err
 	}
 	if err := bind("", cmd.Root().PersistentFlags()); err != nil {
-		return Config{}, err
+		return Config{}, nil, err
 	}
 	if section := cmd.Annotations[configSection]; section != "" {
 		if err := bind(section+".", cmd.LocalNonPersistentFlags()); err != nil {
-			return Config{}, err
+			return Config{}, nil, err
 		}
 	}
 	var cfg Config
 	if err := v.Unmarshal(&cfg); err != nil {
-		return Config{}, usagef("configuration: %w", err)
+		return Config{}, nil, usagef("configuration: %w", err)
 	}
-	return cfg, nil
+	return cfg, warnings, nil
 }
 
 func isKnown(v *viper.Viper, key string) bool {
@@ -334,7 +350,7 @@ func defaultConfig() Config {
 		Evaluate: EvaluateConfig{Protocol: "mirage-ls6-val", Period: "validation", Policy: "reactive,immediate,avg,slurm-estimate,oracle,oracle-cost", Lambda: 0.5,
 			Decision: 10 * time.Minute, Progress: "auto"},
 		Synth: SynthConfig{
-			Jobs: 20000, Seed: 1, Nodes: 88, Format: "sacct", Utilisation: 0.7,
+			Jobs: 20000, Seed: 1, PartitionNodes: 88, Format: "sacct", Utilisation: 0.7,
 			TZ: "America/Chicago", Start: "2022-11-01T00:00:00", Cluster: "synth",
 		},
 	}

@@ -20,8 +20,8 @@ var errUnfitInput = errors.New("the trace does not fit the simulated partition")
 // (jobs wider than the partition, demand far above its capacity), and
 // refuses, with an error wrapping errUnfitInput, a trace whose wide jobs
 // are more than sim.MaxSkipShare of its jobs or node-hours, unless
-// allowSkip. flag names the setting that sizes the partition (--nodes,
-// --partition), as the fix.
+// allowSkip. flag names the setting that sizes the partition (--partition-nodes),
+// as the fix.
 func checkFit(f sim.Fit, allowSkip bool, flag string, log *slog.Logger) ([]string, error) {
 	var warnings []string
 	if msg := f.WideMessage(flag); msg != "" {

@@ -19,11 +19,11 @@ func TestFitCheck_FeaturesEvaluate(t *testing.T) {
 		args []string
 		flag string
 	}{
-		{"features build", []string{"features", "build", "--trace", tr, "--nodes", "8", "-o", filepath.Join(out, "s.parquet")}, "--nodes"},
-		{"evaluate", []string{"evaluate", "--trace", tr, "--partition", "8", "-o", out}, "--partition"},
-		{"train --model dqn", []string{"train", "--model", "dqn", "--trace", tr, "--protocol", "ls6", "--nodes", "8", "-o", filepath.Join(out, "dqn")}, "--nodes"},
-		{"train --model forecast", []string{"train", "--model", "forecast", "--trace", tr, "--protocol", "ls6", "--nodes", "8",
-			"--runtime-model", filepath.Join(out, "none"), "-o", filepath.Join(out, "fc")}, "--nodes"},
+		{"features build", []string{"features", "build", "--trace", tr, "--partition-nodes", "8", "-o", filepath.Join(out, "s.parquet")}, "--partition-nodes"},
+		{"evaluate", []string{"evaluate", "--trace", tr, "--partition-nodes", "8", "-o", out}, "--partition-nodes"},
+		{"train --model dqn", []string{"train", "--model", "dqn", "--trace", tr, "--protocol", "ls6", "--partition-nodes", "8", "-o", filepath.Join(out, "dqn")}, "--partition-nodes"},
+		{"train --model forecast", []string{"train", "--model", "forecast", "--trace", tr, "--protocol", "ls6", "--partition-nodes", "8",
+			"--runtime-model", filepath.Join(out, "none"), "-o", filepath.Join(out, "fc")}, "--partition-nodes"},
 	} {
 		_, stderr, code := run(t, tt.args...)
 		want := "mirage: " + tt.name + ": the trace does not fit the simulated partition: " + strings.Replace(wideMsg, "FLAG", tt.flag, 1) +
@@ -38,7 +38,7 @@ func TestFitCheck_FeaturesEvaluate(t *testing.T) {
 // warning, in features build's --json summary as in its log.
 func TestFitCheck_WarningsInJSON(t *testing.T) {
 	tr := swfParquet(t, wideRows())
-	stdout, stderr, code := run(t, "features", "build", "--trace", tr, "--nodes", "8", "--allow-skip", "--json",
+	stdout, stderr, code := run(t, "features", "build", "--trace", tr, "--partition-nodes", "8", "--allow-skip", "--json",
 		"--start", "2023-01-01T00:00:00", "--windows", "1", "--chain-nodes", "1", "-o", filepath.Join(t.TempDir(), "s.parquet"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -47,7 +47,7 @@ func TestFitCheck_WarningsInJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
 		t.Fatal(err)
 	}
-	if want := strings.Replace(wideMsg, "FLAG", "--nodes", 1); len(sum.Warnings) == 0 || sum.Warnings[0] != want {
+	if want := strings.Replace(wideMsg, "FLAG", "--partition-nodes", 1); len(sum.Warnings) == 0 || sum.Warnings[0] != want {
 		t.Errorf("warnings %q, want first %q", sum.Warnings, want)
 	}
 }

@@ -220,7 +220,7 @@ func TestSimReplay_LS6(t *testing.T) {
 	}
 	var figures [2]map[string]any
 	for i := range figures {
-		stdout, stderr, code := run(t, "sim", "replay", "--trace", out, "--nodes", "88", "--json")
+		stdout, stderr, code := run(t, "sim", "replay", "--trace", out, "--partition-nodes", "88", "--json")
 		if code != 0 {
 			t.Fatalf("replay: exit %d: %s", code, stderr)
 		}

@@ -81,7 +81,7 @@ func kindLoaders() []kindLoader {
 	evaluate := func(policy string, takes ...string) kindLoader {
 		return kindLoader{name: "evaluate --policy " + policy + ":DIR", takes: takes, run: cli(func(k kindDirs, dir, out string) []string {
 			return append(append([]string{"evaluate", "--trace", k.tr, "--policy", "reactive," + policy + ":" + dir, "--workers", "1", "-o", out},
-				protocolArgs...), "--windows", "1", "--nodes", "1")
+				protocolArgs...), "--windows", "1", "--chain-nodes", "1")
 		})}
 	}
 	return []kindLoader{

@@ -100,7 +100,7 @@ func TestOutputs_PathSpelling(t *testing.T) {
 				{"features", "build", "--trace", sp.out("t.parquet"), "--protocol", "mirage-ls6", "--start", "2022-10-31T00:00:00",
 					"--windows", "2", "--interval", "1h", "--chain-nodes", "1,2", "--probes", "7", "-o", sp.out("f.parquet")},
 				{"analyze", sp.out("t.parquet"), "--partition-nodes", "16", "-o", sp.out("analysis")},
-				{"sim", "starts", "--trace", sp.out("t.parquet"), "--nodes", "8", "--allow-skip", "-o", sp.out("starts")},
+				{"sim", "starts", "--trace", sp.out("t.parquet"), "--partition-nodes", "8", "--allow-skip", "-o", sp.out("starts")},
 				{"predict", "--model", m, "--samples", samples, "-o", sp.out("p.parquet")},
 			}
 			for _, args := range steps {

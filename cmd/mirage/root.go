@@ -50,7 +50,7 @@ progress and errors go to stderr.
 			return cmd.Help()
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := resolveConfig(cmd, g.configFile, defaultConfig())
+			cfg, warnings, err := resolveConfig(cmd, g.configFile, defaultConfig())
 			if err != nil {
 				return err
 			}
@@ -65,6 +65,9 @@ progress and errors go to stderr.
 			} else {
 				g.logger = slog.New(slog.NewTextHandler(g.stderr, opts))
 			}
+			for _, w := range warnings {
+				g.logger.Warn(w)
+			}
 			return nil
 		},
 	}
@@ -78,7 +81,18 @@ progress and errors go to stderr.
 	pf.String("log-level", "info", "log level: debug, info, warn, error")
 	cmd.AddGroup(&cobra.Group{ID: "data", Title: "Trace data:"}, &cobra.Group{ID: "sim", Title: "Simulation and samples:"}, &cobra.Group{ID: "models", Title: "Models:"})
 	cmd.AddCommand(newIngestCommand(g), newTraceCommand(g), newSynthCommand(g), newSimCommand(g), newFeaturesCommand(g), newTrainCommand(g), newPredictCommand(g), newEvaluateCommand(g), newReportCommand(g), newStudyCommand(g), newPipelineCommand(g), newAnalyzeCommand(g), newAdviseCommand(g))
+	quietDeprecations(cmd)
 	return cmd
+}
+
+// quietDeprecations stops pflag printing its own note on a deprecated
+// flag, which cobra sends to stdout (the data stream); resolveConfig's
+// warnings, logged on stderr, say it instead.
+func quietDeprecations(cmd *cobra.Command) {
+	cmd.Flags().SetOutput(io.Discard)
+	for _, c := range cmd.Commands() {
+		quietDeprecations(c)
+	}
 }
 
 // unknownCommand is the usage error of `mirage NAME` for a NAME that is

@@ -105,16 +105,16 @@ func TestCommands_RemoveStaleTemporaries(t *testing.T) {
 		dirs bool
 		args []string
 	}{
-		{"synth", "s.sacct", false, []string{"synth", "--jobs", "3000", "--nodes", "8", "-o"}},
+		{"synth", "s.sacct", false, []string{"synth", "--jobs", "3000", "--partition-nodes", "8", "-o"}},
 		{"ingest of synth", "s.parquet", false, []string{"ingest", filepath.Join(dir, "s.sacct"), "-o"}}, // months, for study init
 		{"features build", "f.parquet", false, []string{"features", "build", "--trace", tr, "--protocol", "mirage-ls6",
 			"--start", "2022-10-31T00:00:00", "--windows", "1", "--interval", "1h", "--chain-nodes", "1", "--probes", "3", "-o"}},
 		{"analyze", "analysis", true, []string{"analyze", tr, "--no-figures", "--replay-max-jobs", "-1", "-o"}},
 		{"evaluate", "eval", true, []string{"evaluate", "--trace", tr, "--protocol", "mirage-ls6-val",
-			"--start", "2022-10-31T00:00:00", "--windows", "1", "--interval", "1h", "--nodes", "1", "--policy", "reactive,oracle", "-o"}},
+			"--start", "2022-10-31T00:00:00", "--windows", "1", "--interval", "1h", "--chain-nodes", "1", "--policy", "reactive,oracle", "-o"}},
 		{"report", "report", true, []string{"report", filepath.Join(dir, "eval"), "-o"}},
 		{"study init", "s.yaml", false, []string{"study", "init", "--trace", filepath.Join(dir, "s.parquet"), "-o"}},
-		{"sim starts", filepath.Join("starts", "starts.json"), false, []string{"sim", "starts", "--trace", tr, "--nodes", "8", "--allow-skip", "-o"}},
+		{"sim starts", filepath.Join("starts", "starts.json"), false, []string{"sim", "starts", "--trace", tr, "--partition-nodes", "8", "--allow-skip", "-o"}},
 	}
 	os.MkdirAll(filepath.Join(dir, "starts"), 0o755)
 	for _, s := range steps {
