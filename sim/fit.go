@@ -177,7 +177,7 @@ func (f Fit) TooWide() bool {
 
 // WideMessage describes the jobs wider than the partition ("" when there
 // are none); flag is the setting that sizes the partition (for example
-// "--nodes"), named as the fix.
+// "--partition-nodes"), named as the fix.
 func (f Fit) WideMessage(flag string) string {
 	if f.WideJobs == 0 {
 		return ""
