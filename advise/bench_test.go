@@ -93,7 +93,7 @@ func newBenchSlurm(tb testing.TB, jobs, ended, nodes int) *benchSlurm {
 // (20,000 ended jobs with steps) on a 2,000-node partition: read and
 // parse, rebuild the queue and its 24-hour history, compute the features
 // (the simulator's start estimates and the ahead-of-Q fork) and score them
-// with the fixture model. The budget is 1 s on 2 cores (-cpu 2).
+// with the fixture model. The budget is 1 s on 2 cores (-cpu 2).
 func BenchmarkDecide_10kQueue(b *testing.B) {
 	m, err := advise.Open(fixtureModel)
 	if err != nil {

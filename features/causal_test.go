@@ -73,7 +73,7 @@ func featuresAt(tb testing.TB, jobs []sim.Job, o *Options, w, nodes int, user in
 	return dst
 }
 
-// TestFeatures_CapacityCausal is the leakage test of issue 11 for the
+// TestFeatures_CapacityCausal is the leakage test for the
 // ls6 protocol's inferred capacity: the features at a time t must be the
 // same whether capacity is inferred from the whole LS6 trace or from what
 // was known at t (jobs submitted after t removed, trace starts and

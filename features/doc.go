@@ -1,5 +1,5 @@
 // Package features turns simulated queue states into labelled training
-// samples for the service-chain provisioning problem (issue 4; the Mirage
+// samples for the service-chain provisioning problem (the Mirage
 // artifact's "offline data generation").
 //
 // A service chain is two jobs of the same shape: P, the predecessor, and

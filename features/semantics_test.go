@@ -8,7 +8,7 @@ import (
 	"github.com/mirage-hpc/mirage/sim"
 )
 
-// reactiveScenario is issue 11's decision-time case: on 4 nodes a 4-node
+// reactiveScenario is the decision-time case: on 4 nodes a 4-node
 // P runs from day0+1 h to day0+3 h, a time at which a backfill pass is
 // due; job x (2 nodes, 1 h) has been pending behind P for 30 minutes and
 // would take P's nodes at P's end if nothing else were queued. A reactive
@@ -32,7 +32,7 @@ func reactiveScenario() ([]sim.Job, Options) {
 }
 
 // TestTimeline_QQueuedBeforePasses checks that Q submitted at decision
-// time t is queued before t's scheduling passes (issue 11): the main
+// time t is queued before t's scheduling passes: the main
 // timeline at t holds the state just before t's events, and a reactive Q
 // submitted at P's end gets P's nodes instead of the pending job x.
 func TestTimeline_QQueuedBeforePasses(t *testing.T) {

@@ -65,7 +65,7 @@ func chicago(b *testing.B) *time.Location {
 }
 
 // BenchmarkRun_Sacct1M ingests a synthetic 1M-row --parsable2 dump into
-// Parquet (the target: >= 1M rows/s on one core).
+// Parquet (the target: >= 1M rows/s on one core).
 func BenchmarkRun_Sacct1M(b *testing.B) {
 	in := synthSacct(b, 1_000_000)
 	st, _ := os.Stat(in)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Whole-command figures of `mirage analyze` on a synthetic trace of JOBS jobs
 # (default 10M; `mirage synth` on 880 nodes, then `mirage ingest`): wall
-# time, CPU time and peak RSS on GOMAXPROCS cores (default 2). The budget
-# (issue 17): 10M jobs within 2 minutes and under 1 GB on 2 cores. The
+# time, CPU time and peak RSS on GOMAXPROCS cores (default 2). The budget:
+# 10M jobs within 2 minutes and under 1 GB on 2 cores. The
 # replays are bounded by --replay-max-jobs (500,000 by default), so a 10M
 # trace is analysed in one streaming pass; figures and the page included.
 # Usage: scripts/bench-analyze.sh [JOBS] [GOMAXPROCS]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Peak RSS of `mirage ingest` on pathological input (issue 15, item 9):
+# Peak RSS of `mirage ingest` on pathological input:
 # a sacct row of 15 MB of '|' (15 million empty fields), and a sacct --json
 # job whose name is 200 MB. Both rows must be quarantined and the run must
 # go on (exit 0, the good rows kept); the figure is the maximum resident set

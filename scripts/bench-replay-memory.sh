@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory of a whole-trace replay (issue 15 item 11): peak RSS of
+# Memory of a whole-trace replay: peak RSS of
 # `mirage sim replay` over a synthetic trace of JOBS jobs (default 5 M) on
 # 1,000 nodes at 70 % offered load, in bytes per job. Goal: under 250.
 # Usage: scripts/bench-replay-memory.sh [JOBS]

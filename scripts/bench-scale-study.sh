@@ -7,7 +7,7 @@
 # is `mirage synth --partition-nodes 1000 --jobs 250000` (70 % offered load, about 2.5
 # months) and its study comes from `mirage study init`. Prints seconds per
 # window and per simulated job (the jobs a window replays: warm-up plus
-# workload), and the ratio of the two clusters' per-job costs (issue 12's
+# workload), and the ratio of the two clusters' per-job costs (the
 # goal: the same proportion as LS6's time per window, i.e. a ratio near 1).
 # Usage: scripts/bench-scale-study.sh   Environment: WINDOWS, KEEP=DIR.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Simulator scale figures (issue 12): `mirage sim replay` of synthetic
+# Simulator scale figures: `mirage sim replay` of synthetic
 # traces from `mirage synth` on 1,000 and 10,000 nodes, at 70 % offered
 # load and overloaded (120 %), with 1 M jobs, on one core (GOMAXPROCS=1),
 # and the cost per event over 10 k, 100 k and 1 M jobs. The replay time

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory of `mirage trace stats` (issue 15 item 11): peak RSS, wall and CPU time
+# Memory of `mirage trace stats`: peak RSS, wall and CPU time
 # of `mirage trace stats --json` over a synthetic trace of JOBS jobs
 # (default 10 M) on 1,000 nodes at 70 % offered load, in bytes per job.
 # The statistics keep distinct wait and run times, not one per job, so RSS

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11's table: for a training protocol P (ls6 or mirage-ls6) on the
+# The operating-point table: for a training protocol P (ls6 or mirage-ls6) on the
 # LS6 trace, build decision-grid samples, choose every policy's operating
 # point by time-blocked CV on the training windows (overlap budget 1 h),
 # train forest and xgboost for each target and a DQN, and evaluate them on

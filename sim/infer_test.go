@@ -180,7 +180,7 @@ func TestInferDependencies_MatchesNaive(t *testing.T) {
 	}
 }
 
-// TestInferDependencies_LS6 reproduces issue 3's figures: of the 5,941
+// TestInferDependencies_LS6 reproduces the dependency inference's measured figures: of the 5,941
 // LS6 jobs that ran and waited over an hour, 1,757 started within two
 // minutes of the end of a same-user job submitted no later than them.
 func TestInferDependencies_LS6(t *testing.T) {
@@ -208,7 +208,7 @@ func TestInferDependencies_LS6(t *testing.T) {
 			t.Errorf("job %s: After %s is not an earlier same-user job", j.Name, k.Name)
 		}
 	}
-	// The dimer chain (issue 3): dimer.13 to .15 each start within a minute
+	// The dimer chain: dimer.13 to .15 each start within a minute
 	// of the previous one's end; dimer.11 and .12 started days after theirs.
 	for name, pred := range map[string]string{"478730": "", "478731": "", "478732": "478731", "478733": "478732", "478734": "478733"} {
 		got := jobs[byName[name]].After

@@ -21,7 +21,7 @@ type nameRef struct {
 // nameTable holds the names of a job table in blocks of up to 64 KiB: a
 // million names are a few hundred strings, where a string per job was
 // what the collections of a 1 M-job replay spent most of their time on
-// (issue 12). Blocks are only appended, never changed, so clones share
+// Blocks are only appended, never changed, so clones share
 // the slice (cap-limited, as the job table).
 type nameTable struct {
 	blocks []string

@@ -96,7 +96,7 @@ func runAnalyze(cmd *cobra.Command, g *globalOptions, o *analyzeOptions, path st
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A soft limit: the garbage collector works harder near it, so the
-		// streaming pass stays within the 1 GB on 10 M jobs.
+		// streaming pass stays within the 1 GB budget on 10 M jobs.
 		debug.SetMemoryLimit(analyzeMemoryLimit)
 	}
 	a, err := analyze.Run(cmd.Context(), path, o.out, opts)

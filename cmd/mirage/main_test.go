@@ -269,7 +269,7 @@ func TestSimReplay_LS6Profile(t *testing.T) {
 	if s.Nodes != 80 || s.CapacitySteps == 0 || s.Inferred == nil || s.Inferred.Jobs == 0 {
 		t.Errorf("ls6 profile did not turn on its defaults: %s", stdout)
 	}
-	if s.Within2x < 0.34 || s.Spearman < 0.64 { // causal capacity (issue 11): 0.344, 0.645
+	if s.Within2x < 0.34 || s.Spearman < 0.64 { // causal capacity: 0.344, 0.645
 		t.Errorf("ls6 fidelity regressed: within_2x %.3f, spearman %.3f", s.Within2x, s.Spearman)
 	}
 }

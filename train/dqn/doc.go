@@ -1,5 +1,5 @@
 // Package dqn trains a Deep Q-Network provisioner of the service chain in
-// the simulator and writes it as a model directory (issue 7).
+// the simulator and writes it as a model directory.
 //
 // The network is a small pure-Go MLP (float64; ReLU hidden layers; two
 // Q-values: wait, submit; batched products through gonum BLAS) trained as
