@@ -137,7 +137,12 @@ func writeRowsShard(path string, rows []evaluate.Row) error {
 // unreadable (truncated) file, and one wrapping errShardFile for a file
 // whose columns are not shardRow's or whose rows are of another chain
 // size or window range.
-func readRowsShard(path string, nodes, a, b int) ([]evaluate.Row, error) {
+func readRowsShard(path string, nodes, a, b int) (rows []evaluate.Row, err error) {
+	defer func() { // parquet-go panics on some damaged files (its page index, its footer)
+		if p := recover(); p != nil {
+			rows, err = nil, fmt.Errorf("read shard %s: %w: damaged Parquet file: %v", path, errShardFile, p)
+		}
+	}()
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read shard: %w", err)
@@ -172,7 +177,7 @@ func readRowsShard(path string, nodes, a, b int) ([]evaluate.Row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read shard %s: %w", path, err)
 	}
-	rows := make([]evaluate.Row, len(in))
+	rows = make([]evaluate.Row, len(in))
 	for i, sr := range in {
 		if sr.ChainNodes != nodes || sr.Window < a || sr.Window >= b {
 			return nil, fmt.Errorf("read shard %s: %w: row %d: chain of %d nodes, window %d; want %d nodes, windows [%d, %d)",

@@ -1,8 +1,11 @@
 package trace_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/mirage-hpc/mirage/trace"
@@ -35,4 +38,26 @@ func FuzzReadAll(f *testing.F) {
 			t.Fatalf("%d jobs from %d bytes", len(jobs), len(data))
 		}
 	})
+}
+
+// TestOpen_Damaged: the file FuzzReadAll found (a page index the Parquet
+// library indexes past its end, and panics on) is an error wrapping
+// ErrDamaged, which the CLI reports as bad input (exit 2).
+func TestOpen_Damaged(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "fuzz", "FuzzReadAll", "8dbd6bc68cd0a8ab"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, lit, ok := strings.Cut(strings.TrimSpace(string(b)), "[]byte(")
+	data, err := strconv.Unquote(strings.TrimSuffix(lit, ")"))
+	if !ok || err != nil {
+		t.Fatalf("corpus file: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "t.parquet")
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := trace.ReadAll(path); !errors.Is(err, trace.ErrDamaged) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("ReadAll = %v, want ErrDamaged naming the file", err)
+	}
 }

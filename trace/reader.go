@@ -33,7 +33,7 @@ func Open(path string) (*Reader, error) {
 		f.Close()
 		return nil, fmt.Errorf("open trace: %w", err)
 	}
-	pf, err := parquet.OpenFile(f, st.Size())
+	pf, err := openParquet(f, st.Size())
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("open trace %s: %w", path, err)
@@ -76,7 +76,7 @@ func (r *Reader) Read(jobs []Job) (int, error) {
 		r.buf = make([]row, len(jobs))
 	}
 	buf := r.buf[:len(jobs)]
-	n, err := r.r.Read(buf)
+	n, err := readRows(r.r, buf)
 	for i := range n {
 		if cerr := fromRow(&jobs[i], &buf[i]); cerr != nil {
 			return i, fmt.Errorf("read trace %s: row %d: %w", r.path, i, cerr)

@@ -54,8 +54,12 @@ var ErrSamples = errors.New("not a samples table")
 // ReadSamples reads a samples file written by features.WriteParquet. The
 // label columns are optional: without them s.LabelRSec and
 // s.LabelWaitSec are nil.
-func ReadSamples(ctx context.Context, path string) (*features.Samples, SamplesMeta, error) {
-	var meta SamplesMeta
+func ReadSamples(ctx context.Context, path string) (s *features.Samples, meta SamplesMeta, err error) {
+	defer func() { // the Parquet and Arrow libraries panic on some damaged files
+		if p := recover(); p != nil {
+			s, err = nil, fmt.Errorf("read samples %s: %w: damaged Parquet file: %v", path, ErrSamples, p)
+		}
+	}()
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, meta, fmt.Errorf("read samples: %w", err)
@@ -78,7 +82,7 @@ func ReadSamples(ctx context.Context, path string) (*features.Samples, SamplesMe
 		return nil, meta, fmt.Errorf("read samples %s: %w", path, err)
 	}
 	defer tbl.Release()
-	s, err := fromTable(tbl, meta)
+	s, err = fromTable(tbl, meta)
 	if err != nil {
 		return nil, meta, fmt.Errorf("read samples %s: %w: %w", path, ErrSamples, err)
 	}
