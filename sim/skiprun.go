@@ -104,7 +104,7 @@ func (it *passIter) consume(i int, k uint8, maxShort int64, max int, ru entry, r
 		// the same inputs (then list order is exact order) or far enough
 		// below it.
 		nx := nextLive(l, m+1, gen)
-		if nx < len(l) && !sameInputs(e, &l[nx], k) && l[nx].key >= e.key-it.band2(e.key) {
+		if nx < len(l) && !sameInputs(e, &l[nx], k) && l[nx].key >= e.key-it.band(e.key) {
 			break
 		}
 		e.taken = gen

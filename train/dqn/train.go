@@ -3,15 +3,8 @@ package dqn
 import (
 	"context"
 	"encoding/csv"
-	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
-	"slices"
 	"strconv"
-	"time"
-
-	"github.com/mirage-hpc/mirage/features"
 )
 
 // Config holds the hyper-parameters of Train; start from DefaultConfig.
@@ -115,396 +108,40 @@ type Result struct {
 }
 
 // Train trains a Double DQN on env. progress, when not nil, is called after
-// each episode.
+// each episode. An episode (trainer.episode) is a random training window
+// played ε-greedily with gradient steps (trainer.update) along the way;
+// every ValidEvery episodes the policy net is validated on the held-out
+// windows (trainer.validate), and training stops after Patience
+// validations without improvement.
 func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint)) (*Result, error) {
-	if cfg.BatchSize < 1 || cfg.TrainEvery < 1 || cfg.DecisionSec < 1 || cfg.StartStep < 1 {
-		return nil, fmt.Errorf("dqn: invalid config %+v", cfg)
-	}
-	stopping := false
-	switch cfg.Target {
-	case "", "double":
-	case "stopping":
-		if !cfg.AllActions {
-			return nil, fmt.Errorf("dqn: target %q needs all_actions (the submit outcome of every visited decision)", cfg.Target)
-		}
-		stopping = true
-	default:
-		return nil, fmt.Errorf("dqn: target %q: want double or stopping", cfg.Target)
-	}
-	env.DecisionSec, env.Lambda = cfg.DecisionSec, cfg.Lambda
-	nf := features.NumFeatures()
-	sizes := append(append([]int{nf}, cfg.Hidden...), NumActions)
-	agent, err := NewAgent(sizes, cfg.Seed, cfg.LR)
+	t, err := newTrainer(ctx, env, cfg)
 	if err != nil {
 		return nil, err
 	}
-	agent.Gamma, agent.HuberDelta, agent.ClipNorm, agent.TargetSync = cfg.Gamma, cfg.HuberDelta, cfg.ClipNorm, cfg.TargetSync
-	agent.Stopping = stopping
-	agent.Opt.WeightDecay = cfg.WeightDecay
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x64716e))
-	first, last := env.Span()
-	validStarts, excluded := heldOut(first, last, cfg, env.opts.WorkloadSec)
-	nodesList := env.ChainNodes()
-	var trainStarts []int64 // window starts outside the held-out segments and their margins
-	for t := first; t <= last; t += cfg.StartStep {
-		if !slices.ContainsFunc(excluded, func(iv [2]int64) bool { return t >= iv[0] && t <= iv[1] }) {
-			trainStarts = append(trainStarts, t)
-		}
+	if err := t.seed(ctx); err != nil {
+		return nil, err
 	}
-	if len(trainStarts) == 0 {
-		return nil, fmt.Errorf("dqn: no training windows left outside the held-out segments and their workload margins (valid_share %g, valid_blocks %d): use more windows, or valid_blocks 1 or valid_share 0 (no early stopping)", cfg.ValidShare, cfg.ValidBlocks)
-	}
-	draw := func() (int64, int) {
-		t := trainStarts[rng.IntN(len(trainStarts))]
-		return t, nodesList[rng.IntN(len(nodesList))]
-	}
-	res := &Result{ValidStart: validStarts, BestValid: math.Inf(-1), TrainWindows: len(trainStarts)}
-	if len(validStarts) > 0 {
-		if res.ValidReactive, res.ValidOracle, err = Bounds(ctx, env, validStarts); err != nil {
-			return nil, err
-		}
-	}
-	raw := make([]float64, nf)
-
-	// Standardisation statistics from wait-only episodes; their
-	// transitions seed the replay buffer.
-	type rawTr struct {
-		s, s2 []float64
-		a     int
-		r     float64
-		done  bool
-		ep, k int
-	}
-	var rows [][]float64
-	var pending []rawTr
-	t0 := time.Now()
-	nStats := cfg.StatsEps
-	for i := range nStats {
-		// Evenly spaced over the training windows (a few random windows
-		// can all be idle, and a busy one then standardises to |z| ~ 1000).
-		start := trainStarts[(len(trainStarts)-1)*i/max(nStats-1, 1)]
-		nodes := nodesList[i%len(nodesList)]
-		if err := env.Reset(ctx, start, nodes, raw); err != nil {
-			return nil, err
-		}
-		for k := 0; ; k++ {
-			s := append([]float64(nil), raw...)
-			rows = append(rows, s)
-			if cfg.AllActions && !env.Last() {
-				rs, _, err := env.SubmitOutcome(ctx)
-				if err != nil {
-					return nil, err
-				}
-				pending = append(pending, rawTr{s: s, a: ActionSubmit, r: rs, done: true, ep: i, k: k})
-			}
-			r, done, err := env.Step(ctx, ActionWait, raw)
-			if err != nil {
-				return nil, err
-			}
-			tr := rawTr{s: s, a: ActionWait, r: r, done: done, ep: i, k: k}
-			if done {
-				// At P's end Q is submitted whatever the action: both
-				// actions end the episode with this reward.
-				pending = append(pending, tr, rawTr{s: s, a: ActionSubmit, r: r, done: true, ep: i, k: k})
-				break
-			}
-			tr.s2 = append([]float64(nil), raw...)
-			pending = append(pending, tr)
-		}
-	}
-	if len(rows) == 0 {
-		res.Stats = Stats{Mean: make([]float64, nf), Std: make([]float64, nf)}
-		for i := range res.Stats.Std {
-			res.Stats.Std[i] = 1
-		}
-	} else {
-		res.Stats = NewStats(rows, nf)
-	}
-	res.Stats.Clip = cfg.Clip
-	st := res.Stats
-	buf := NewReplay(cfg.ReplaySize)
-	var seed []Transition
-	var trajs []*Trajectory
-	for _, p := range pending {
-		t := Transition{S: st.Apply(nil, p.s), A: p.a, R: p.r, Done: p.done}
-		if !p.done {
-			t.S2 = st.Apply(nil, p.s2)
-		}
-		if stopping {
-			// Wait-only episodes: every state is visited once, with its
-			// submit transition (or the forced end) carrying its reward.
-			for len(trajs) <= p.ep {
-				trajs = append(trajs, &Trajectory{Final: true})
-			}
-			tj := trajs[p.ep]
-			if p.a == ActionSubmit {
-				tj.S, tj.R = append(tj.S, t.S), append(tj.R, p.r)
-			} else if !p.done {
-				t.Traj, t.K = tj, p.k
-			}
-		}
-		seed = append(seed, t)
-	}
-	for _, tj := range trajs {
-		agent.AddTrajectory(tj, cfg.ReplaySize)
-	}
-	for _, t := range seed {
-		buf.Add(t)
-	}
-	res.EnvSec += time.Since(t0).Seconds()
-	sched := Epsilon{Start: cfg.EpsStart, End: cfg.EpsEnd, Steps: cfg.EpsSteps}
-	var best *MLP
-	bad := 0
-	// With Average, the validated and written network is an exponential
-	// moving average of the online weights (Polyak averaging), which
-	// smooths the step-to-step changes of the greedy policy.
-	var avg *MLP
-	if cfg.Average > 0 {
-		avg = agent.Online.Clone()
-	}
-	policy := func() *MLP {
-		if avg != nil {
-			return avg
-		}
-		return agent.Online
-	}
-	var batch []Transition
-	q := make([]float64, NumActions)
 	for ep := range cfg.Episodes {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		start, nodes := draw()
-		te := time.Now()
-		if err := env.Reset(ctx, start, nodes, raw); err != nil {
+		cp, err := t.episode(ctx, ep)
+		if err != nil {
 			return nil, err
 		}
-		var learn time.Duration
-		s := st.Apply(nil, raw)
-		cp := CurvePoint{Episode: ep, Start: start, ChainNodes: nodes, ValidReturn: math.NaN()}
-		lossSum, lossN := 0.0, 0
-		var traj *Trajectory
-		var held []Transition // the episode's transitions, added at its end (stopping)
-		add := buf.Add
-		if stopping {
-			traj = &Trajectory{}
-			add = func(t Transition) { held = append(held, t) }
+		if err := t.validate(ctx, ep, &cp); err != nil {
+			return nil, err
 		}
-		for {
-			eps := sched.At(res.Decisions)
-			cp.Epsilon = eps
-			var a int
-			if rng.Float64() < eps {
-				// Explore as an optimal-stopping problem: submit with
-				// probability 1/(decisions left), so exploratory submissions
-				// fall uniformly over the episode instead of after ~2
-				// decisions, as a fair coin would make them.
-				a = ActionWait
-				if rng.Float64()*float64(max(1, len(env.grid)-env.k)) < 1 {
-					a = ActionSubmit
-				}
-			} else {
-				q = agent.Online.Forward(q, s)
-				a = ArgMax(q)
-			}
-			forced := env.Last()
-			if cfg.AllActions && !forced && a == ActionWait {
-				rs, _, err := env.SubmitOutcome(ctx)
-				if err != nil {
-					return nil, err
-				}
-				add(Transition{S: s, A: ActionSubmit, R: rs, Done: true})
-				if traj != nil {
-					traj.S, traj.R = append(traj.S, s), append(traj.R, rs)
-				}
-			}
-			r, done, err := env.Step(ctx, a, raw)
-			if err != nil {
-				return nil, err
-			}
-			res.Decisions++
-			cp.Decisions++
-			tr := Transition{S: s, A: a, R: r, Done: done}
-			if !done {
-				tr.S2 = st.Apply(nil, raw)
-				if traj != nil {
-					tr.Traj, tr.K = traj, len(traj.S)-1
-				}
-			} else if traj != nil {
-				traj.S, traj.R, traj.Final = append(traj.S, s), append(traj.R, r), forced
-			}
-			add(tr)
-			if forced {
-				// Both actions end the episode at P's end.
-				add(Transition{S: s, A: 1 - a, R: r, Done: true})
-			}
-			if buf.Len() >= max(cfg.LearnStart, cfg.BatchSize) && res.Decisions%cfg.TrainEvery == 0 {
-				tl := time.Now()
-				batch = buf.Sample(batch[:0], cfg.BatchSize, rng)
-				l, _ := agent.Update(batch)
-				if avg != nil {
-					avg.blend(agent.Online, cfg.Average)
-				}
-				learn += time.Since(tl)
-				lossSum += l
-				lossN++
-				res.GradSteps++
-			}
-			if done {
-				cp.Return, cp.RSec = r, env.RSec()
-				break
-			}
-			s = tr.S2
-		}
-		if traj != nil {
-			agent.AddTrajectory(traj, cfg.ReplaySize)
-			for _, t := range held {
-				buf.Add(t)
-			}
-		}
-		res.LearnSec += learn.Seconds()
-		res.EnvSec += (time.Since(te) - learn).Seconds()
-		cp.Loss = math.NaN()
-		if lossN > 0 {
-			cp.Loss = lossSum / float64(lossN)
-		}
-		if len(validStarts) > 0 && cfg.ValidEvery > 0 && (ep+1)%cfg.ValidEvery == 0 {
-			v, err := Validate(ctx, env, policy(), st, validStarts)
-			if err != nil {
-				return nil, err
-			}
-			cp.ValidReturn = v
-			if v > res.BestValid {
-				res.BestValid, best, bad = v, policy().Clone(), 0
-			} else {
-				bad++
-			}
-		}
-		res.Curve = append(res.Curve, cp)
+		t.res.Curve = append(t.res.Curve, cp)
 		if progress != nil {
 			progress(cp)
 		}
-		if cfg.Patience > 0 && bad >= cfg.Patience {
-			res.Stopped = true
+		if t.outOfPatience() {
+			t.res.Stopped = true
 			break
 		}
 	}
-	res.Net = policy()
-	if best != nil {
-		res.Net = best
-	}
-	return res, nil
-}
-
-// BiasStarts returns the window starts ChooseBias replays: BiasEpisodes
-// (or ValidEpisodes) starts spread over the held-out segments of env's
-// training period, the segments early stopping validates on.
-func BiasStarts(env *Env, cfg Config) []int64 {
-	c := cfg
-	if c.BiasEpisodes > 0 {
-		c.ValidEpisodes = c.BiasEpisodes
-	}
-	first, last := env.Span()
-	starts, _ := heldOut(first, last, c, env.opts.WorkloadSec)
-	return slices.Compact(starts)
-}
-
-// heldOut returns the window starts of the held-out validation windows and
-// the intervals of window starts training must avoid: the training period
-// [first, last] is cut into ValidBlocks blocks; the last ValidShare/blocks
-// of each block is held out, and training windows keep workload (the span
-// of trace submissions a window takes part in) away from it on both sides,
-// so no held-out job is in a training window. ValidEpisodes starts are
-// spread evenly over the held-out segments.
-func heldOut(first, last int64, cfg Config, workload int64) (starts []int64, excluded [][2]int64) {
-	if cfg.ValidEpisodes <= 0 || cfg.ValidShare <= 0 || last <= first {
-		return nil, nil
-	}
-	blocks := max(cfg.ValidBlocks, 1)
-	span := last - first
-	segLen := int64(float64(span) * cfg.ValidShare / float64(blocks))
-	type seg struct{ lo, hi int64 }
-	var segs []seg
-	for b := range blocks {
-		hi := first + span*int64(b+1)/int64(blocks)
-		segs = append(segs, seg{hi - segLen, hi})
-		excluded = append(excluded, [2]int64{hi - segLen - workload, hi + workload})
-	}
-	for i := range cfg.ValidEpisodes {
-		s := segs[i%blocks]
-		k := int64(i / blocks)
-		n := int64((cfg.ValidEpisodes - i%blocks + blocks - 1) / blocks) // starts in this segment
-		t := s.lo + (s.hi-s.lo)*(k+1)/(n+1)
-		starts = append(starts, t-(t-first)%cfg.StartStep)
-	}
-	slices.Sort(starts)
-	return starts, excluded
-}
-
-// Validate replays the greedy policy of net on each start, for every chain
-// size, and returns the mean terminal reward.
-func Validate(ctx context.Context, env *Env, net *MLP, st Stats, starts []int64) (float64, error) {
-	raw := make([]float64, features.NumFeatures())
-	var s, q []float64
-	sum, n := 0.0, 0
-	for _, start := range starts {
-		for _, nodes := range env.ChainNodes() {
-			if err := env.Reset(ctx, start, nodes, raw); err != nil {
-				return 0, err
-			}
-			for {
-				s = st.Apply(s, raw)
-				q = net.Forward(q, s)
-				r, done, err := env.Step(ctx, ArgMax(q), raw)
-				if err != nil {
-					return 0, err
-				}
-				if done {
-					sum += r
-					n++
-					break
-				}
-			}
-		}
-	}
-	return sum / float64(max(n, 1)), nil
-}
-
-// Bounds returns the mean returns of the reactive policy (submit at P's
-// end) and of the hindsight oracle (the best decision time) over starts,
-// for every chain size.
-func Bounds(ctx context.Context, env *Env, starts []int64) (reactive, oracle float64, err error) {
-	raw := make([]float64, features.NumFeatures())
-	n := 0
-	for _, start := range starts {
-		for _, nodes := range env.ChainNodes() {
-			if err := env.Reset(ctx, start, nodes, raw); err != nil {
-				return 0, 0, err
-			}
-			best := math.Inf(-1)
-			for {
-				if !env.Last() {
-					r, _, err := env.SubmitOutcome(ctx)
-					if err != nil {
-						return 0, 0, err
-					}
-					best = max(best, r)
-				}
-				r, done, err := env.Step(ctx, ActionWait, raw)
-				if err != nil {
-					return 0, 0, err
-				}
-				if done {
-					reactive += r
-					oracle += max(best, r)
-					n++
-					break
-				}
-			}
-		}
-	}
-	n = max(n, 1)
-	return reactive / float64(n), oracle / float64(n), nil
+	return t.result(), nil
 }
 
 // WriteCurveCSV writes the training curve with a header.
