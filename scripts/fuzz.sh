@@ -42,7 +42,11 @@ for t in "${targets[@]}"; do
 	fi
 	last=$(grep -E 'fuzz: elapsed: .*execs: [0-9]+' "$log" | tail -n 1)
 	execs=$(sed -E 's/.*execs: ([0-9]+).*/\1/' <<<"$last")
-	rate=$(sed -E 's/.*execs: [0-9]+ \(([0-9]+)\/sec\).*/\1/' <<<"$last")
+	# The mean rate over the run (the last line's own rate is often 0/sec,
+	# a minimisation pause): execs over the elapsed time, h, m and s.
+	elapsed=$(sed -E 's/.*elapsed: ([0-9hms.]+),.*/\1/' <<<"$last")
+	secs=$(awk -v e="$elapsed" 'BEGIN { t = 0; while (match(e, /^[0-9.]+[hms]/)) { v = substr(e, 1, RLENGTH - 1); u = substr(e, RLENGTH, 1); t += v * (u == "h" ? 3600 : u == "m" ? 60 : 1); e = substr(e, RLENGTH + 1) } print (t > 0 ? t : 1) }')
+	rate=$(awk -v n="${execs:-0}" -v t="$secs" 'BEGIN { printf "%d", n / t }')
 	line=$(printf '%-14s %-28s %10s execs %7s/s' "$pkg" "$name" "${execs:-?}" "${rate:-?}")
 	if ((minexecs > 0)) && [[ -z $execs || $execs -lt $minexecs ]]; then
 		line+="  below FUZZ_MIN_EXECS=$minexecs"
