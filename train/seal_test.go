@@ -146,22 +146,7 @@ func flip(b []byte) []byte {
 func copyDir(t *testing.T, from string) string {
 	t.Helper()
 	to := filepath.Join(t.TempDir(), filepath.Base(from))
-	if err := os.MkdirAll(to, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ents, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	modeltest.CopyDir(t, from, to)
 	return to
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/mirage-hpc/mirage/train"
+	"github.com/mirage-hpc/mirage/train/modeltest"
 )
 
 // kindDirs are model directories of every kind, trained with the CLI on
@@ -249,20 +250,5 @@ func editThreshold(t *testing.T, path string) {
 
 func copyFiles(t *testing.T, from, to string) {
 	t.Helper()
-	if err := os.MkdirAll(to, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ents, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	modeltest.CopyDir(t, from, to)
 }

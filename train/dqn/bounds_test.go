@@ -41,19 +41,7 @@ func writeWithCurve(t *testing.T, sizes []int, init func(*dqn.MLP)) string {
 func copyDir(t *testing.T, from string) string {
 	t.Helper()
 	to := filepath.Join(t.TempDir(), "dqn")
-	if err := os.MkdirAll(to, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ents, _ := os.ReadDir(from)
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	modeltest.CopyDir(t, from, to)
 	return to
 }
 

@@ -120,3 +120,26 @@ func fileSums(tb testing.TB, dir, p string, m map[string]any) map[string]any {
 	}
 	return files
 }
+
+// CopyDir copies the files of the model directory from into to (created;
+// nested directories are not copied: a model directory has none), so a
+// test can damage a copy and keep the original.
+func CopyDir(tb testing.TB, from, to string) {
+	tb.Helper()
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	ents, err := os.ReadDir(from)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
