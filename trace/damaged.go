@@ -9,8 +9,9 @@ import (
 )
 
 // ErrDamaged means a file is not a readable Parquet file: truncated, a
-// byte changed, or another program's file the Parquet library cannot
-// decode. Open and Reader.Read return it (wrapped, naming the file)
+// byte changed, not Parquet at all, or another program's file the
+// Parquet library cannot decode. Open returns it (wrapped, naming the
+// file) for every file the library cannot open, and Open and Reader.Read
 // where the library would panic.
 var ErrDamaged = errors.New("damaged Parquet file")
 

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,7 +37,10 @@ func Open(path string) (*Reader, error) {
 	pf, err := openParquet(f, st.Size())
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("open trace %s: %w", path, err)
+		if !errors.Is(err, ErrDamaged) {
+			err = fmt.Errorf("%w: %w", ErrDamaged, err)
+		}
+		return nil, fmt.Errorf("open trace %s: %w (a trace is the Parquet file mirage ingest writes)", path, err)
 	}
 	v, ok := pf.Lookup(MetaSchemaVersion)
 	n, perr := strconv.Atoi(v)

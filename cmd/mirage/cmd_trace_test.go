@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,5 +44,20 @@ func TestTraceStats_StartUnknown(t *testing.T) {
 		if code != 0 || !strings.Contains(stdout, want) {
 			t.Errorf("exit %d, text without %q:\n%s", code, want, stdout)
 		}
+	}
+}
+
+// TestTraceStats_NotParquet: a file that is not a trace (text, a damaged
+// Parquet file) is bad input, exit 2, with a message that says what a
+// trace is.
+func TestTraceStats_NotParquet(t *testing.T) {
+	dir := t.TempDir()
+	txt := filepath.Join(dir, "jobs.sacct")
+	if err := os.WriteFile(txt, []byte("JobID|State\n1|COMPLETED\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := run(t, "trace", "stats", txt)
+	if code != exitBadInput || !strings.Contains(stderr, "damaged Parquet file") || !strings.Contains(stderr, "mirage ingest") {
+		t.Errorf("trace stats of a text file: exit %d, %q; want %d naming mirage ingest", code, stderr, exitBadInput)
 	}
 }

@@ -29,7 +29,8 @@ const exitCodesHelp = `Exit status:
   1    failure (I/O or internal error)
   2    bad input data: a bad row with --strict (the message names file:line: field),
        an unknown or fixed-width format, an empty or header-only input, truncated
-       compressed input; a samples table whose features differ from the model's
+       compressed input; a trace that is not a readable Parquet file (damaged,
+       or not written by mirage ingest); a samples table whose features differ from the model's
        (the message names them), a model directory failing its seal (the
        manifest or a file changed, or written before seals: train it again),
        of a kind the command does not take (the message names the commands
