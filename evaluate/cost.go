@@ -14,10 +14,10 @@ const DefaultLambda = 0.5
 // OracleCostName is the cost-optimal oracle's name.
 const OracleCostName = "oracle-cost"
 
-// OracleCost marks the cost-optimal hindsight oracle: Replay labels every
-// grid time and keeps the submission of least cost (CostH with Lambda, or
-// Options.Lambda when Lambda is nil), the earliest on ties. Its Decide is
-// never called. With Lambda set it is named "oracle-cost@λ=V": a sweep of
+// OracleCost is the cost-optimal hindsight oracle: of every grid time's
+// submission it keeps the one of least cost (CostH with Lambda, or
+// Options.Lambda when Lambda is nil), the earliest on ties. With Lambda
+// set it is named "oracle-cost@λ=V": a sweep of
 // λ traces the hindsight frontier, the least mean overlap at which any
 // policy deciding on the same grid reaches each interruption reduction
 // (the points of its lower convex hull; SweepLambdas).
@@ -32,7 +32,8 @@ func (o OracleCost) Name() string {
 	return OracleCostName + "@λ=" + strconv.FormatFloat(*o.Lambda, 'g', -1, 64)
 }
 
-func (OracleCost) Decide(*DecisionContext) (bool, error) { return false, nil }
+// Choose is BestCost(rSec) at the oracle's λ (lambda when it has none).
+func (o OracleCost) Choose(rSec []int64, lambda float64) int { return BestCost(rSec, o.lambdaOr(lambda)) }
 
 // lambdaOr returns the oracle's λ: Lambda, or def when it is nil.
 func (o OracleCost) lambdaOr(def float64) float64 {

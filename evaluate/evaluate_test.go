@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -228,3 +230,42 @@ func TestCompute_ByChain(t *testing.T) {
 		t.Errorf("8 nodes: %+v", eight)
 	}
 }
+
+// TestPolicyModes: every policy ParsePolicies gives is exactly one of
+// Causal (it decides at each grid time) and Hindsight (it chooses after
+// the window: the oracles), and Replay refuses a policy that is neither.
+func TestPolicyModes(t *testing.T) {
+	ps, err := ParsePolicies("reactive,immediate,avg,slurm-estimate,slurm-estimate-rt,oracle,oracle-cost,oracle-cost@λ=0.2", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		_, causal := p.(Causal)
+		_, hindsight := p.(Hindsight)
+		if causal == hindsight {
+			t.Errorf("%s: causal %v, hindsight %v; want exactly one", p.Name(), causal, hindsight)
+		}
+		if want := strings.HasPrefix(p.Name(), "oracle"); hindsight != want {
+			t.Errorf("%s: hindsight %v, want %v", p.Name(), hindsight, want)
+		}
+	}
+	if _, err := Replay(context.Background(), nil, []Policy{namedOnly{}}, Options{}); !errors.Is(err, ErrPolicy) {
+		t.Errorf("Replay of a policy that neither decides nor chooses: %v, want ErrPolicy", err)
+	}
+	rs := []int64{-7200, -60, 300, 9000}
+	if got, want := (Oracle{}).Choose(rs, 0.5), Best(rs); got != want {
+		t.Errorf("Oracle.Choose = %d, Best = %d", got, want)
+	}
+	l := 2.0
+	if got, want := (OracleCost{Lambda: &l}).Choose(rs, 0.5), BestCost(rs, 2); got != want {
+		t.Errorf("OracleCost{λ=2}.Choose = %d, BestCost(λ=2) = %d", got, want)
+	}
+	if got, want := (OracleCost{}).Choose(rs, 0.5), BestCost(rs, 0.5); got != want {
+		t.Errorf("OracleCost{}.Choose = %d, BestCost(the evaluation's λ) = %d", got, want)
+	}
+}
+
+// namedOnly is a Policy that neither decides nor chooses.
+type namedOnly struct{}
+
+func (namedOnly) Name() string { return "named-only" }

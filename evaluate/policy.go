@@ -110,8 +110,28 @@ func (c *DecisionContext) Features() ([]float64, error) {
 type Policy interface {
 	// Name is the policy's name in the metrics.
 	Name() string
+}
+
+// Causal is a policy that decides at each grid time from what is known
+// then: Replay asks it at every grid time until it submits (at P's end
+// at the latest).
+type Causal interface {
+	Policy
 	// Decide reports whether to submit Q at c.Now.
 	Decide(c *DecisionContext) (bool, error)
+}
+
+// Hindsight is a policy that chooses Q's submission after the window,
+// knowing what every grid time's submission would have given: a bound no
+// causal policy can reach (the oracles). Replay labels every grid time of
+// a window that has one.
+type Hindsight interface {
+	Policy
+	// Choose returns the index of the chosen grid time, given rSec, the
+	// signed interruption (seconds; negative is overlap) of Q submitted
+	// at each grid time, and lambda, the evaluation's cost of an hour of
+	// overlap in hours of interruption (CostH).
+	Choose(rSec []int64, lambda float64) int
 }
 
 // Reactive submits Q when P ends (never earlier).
@@ -163,13 +183,15 @@ func (p SlurmEstimate) Decide(c *DecisionContext) (bool, error) {
 	return !ok || est >= c.ExpectedPEnd()-p.MarginSec, nil
 }
 
-// Oracle marks the oracle: Replay labels every grid time and keeps the
-// submission with zero interruption and the least overlap, or else the
-// least interruption. Its Decide is never called.
+// Oracle is the hindsight oracle: of every grid time's submission it
+// keeps the one with zero interruption and the least overlap, or else
+// the least interruption (Best).
 type Oracle struct{}
 
-func (Oracle) Name() string                          { return "oracle" }
-func (Oracle) Decide(*DecisionContext) (bool, error) { return false, nil }
+func (Oracle) Name() string { return "oracle" }
+
+// Choose is Best(rSec).
+func (Oracle) Choose(rSec []int64, _ float64) int { return Best(rSec) }
 
 // Model submits Q by its artifact's threshold rule (train.RuleText): the
 // score (train.RuleScore: the prediction, or the predicted wait minus P's

@@ -61,8 +61,18 @@ type label struct {
 	qStart, rSec int64
 }
 
-// Replay replays policies on every window and chain size of opts.Features.
+// Replay replays policies on every window and chain size of opts.Features:
+// each Causal policy decides at the grid times, each Hindsight policy
+// chooses from all of them; a policy that is neither is an error
+// wrapping ErrPolicy.
 func Replay(ctx context.Context, jobs []sim.Job, policies []Policy, opts Options) (Results, error) {
+	for _, p := range policies {
+		_, causal := p.(Causal)
+		_, hindsight := p.(Hindsight)
+		if causal == hindsight {
+			return Results{}, fmt.Errorf("%w: %s must either decide at each grid time (Causal) or choose in hindsight (Hindsight)", ErrPolicy, p.Name())
+		}
+	}
 	fo := opts.Features
 	fo.Probes = max(fo.Probes, 1)
 	if err := features.Normalise(&fo); err != nil {
@@ -156,17 +166,13 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 		labels[k] = label{done: true, qStart: qStart, rSec: rSec}
 		return nil
 	}
-	// The oracles are chosen from every grid time's label.
-	oracle := -1
-	var oracleCosts []int
+	// Hindsight policies choose from every grid time's label.
+	var hindsight []int
 	chosen := make([]int, len(policies))
 	for i, pol := range policies {
 		chosen[i] = -1
-		switch pol.(type) {
-		case Oracle:
-			oracle = i
-		case OracleCost:
-			oracleCosts = append(oracleCosts, i)
+		if _, ok := pol.(Hindsight); ok {
+			hindsight = append(hindsight, i)
 		}
 	}
 	last := len(grid) - 1
@@ -183,12 +189,13 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 			RecentMeanWaitSec: mean, WindowStart: tl.Start(), JobIndex: tl.JobIndex(), local: local,
 			compute: func(dst []float64) error { return tl.Features(ctx, dst) }}
 		for i, pol := range policies {
-			if chosen[i] >= 0 || i == oracle || slices.Contains(oracleCosts, i) {
+			c, causal := pol.(Causal)
+			if chosen[i] >= 0 || !causal {
 				continue
 			}
 			ok := k == last
 			if !ok {
-				if ok, err = pol.Decide(dc); err != nil {
+				if ok, err = c.Decide(dc); err != nil {
 					return nil, fmt.Errorf("policy %s at %d: %w", pol.Name(), t, err)
 				}
 			}
@@ -196,7 +203,7 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 				chosen[i] = k
 			}
 		}
-		need := oracle >= 0 || len(oracleCosts) > 0 || k == last
+		need := len(hindsight) > 0 || k == last
 		for i := range policies {
 			need = need || chosen[i] == k
 		}
@@ -206,11 +213,8 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 			}
 		}
 	}
-	if oracle >= 0 {
-		chosen[oracle] = Best(labelRs(labels))
-	}
-	for _, i := range oracleCosts {
-		chosen[i] = BestCost(labelRs(labels), policies[i].(OracleCost).lambdaOr(lambda))
+	for _, i := range hindsight {
+		chosen[i] = policies[i].(Hindsight).Choose(labelRs(labels), lambda)
 	}
 	start := fo.Start + int64(w)*fo.IntervalSec
 	rows := make([]Row, len(policies))
