@@ -33,7 +33,9 @@ func (o OracleCost) Name() string {
 }
 
 // Choose is BestCost(rSec) at the oracle's λ (lambda when it has none).
-func (o OracleCost) Choose(rSec []int64, lambda float64) int { return BestCost(rSec, o.lambdaOr(lambda)) }
+func (o OracleCost) Choose(rSec []int64, lambda float64) int {
+	return BestCost(rSec, o.lambdaOr(lambda))
+}
 
 // lambdaOr returns the oracle's λ: Lambda, or def when it is nil.
 func (o OracleCost) lambdaOr(def float64) float64 {
