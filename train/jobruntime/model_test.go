@@ -18,6 +18,7 @@ import (
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/jobruntime"
+	"github.com/mirage-hpc/mirage/train/modeltest"
 	"github.com/mirage-hpc/mirage/train/xgboost"
 )
 
@@ -119,7 +120,7 @@ func TestOpen_Errors(t *testing.T) {
 	mustTrain(t, jobs, dir, o)
 	t.Run("ErrDigest", func(t *testing.T) {
 		d := t.TempDir()
-		copyDir(t, dir, d)
+		modeltest.CopyDir(t, dir, d)
 		p := filepath.Join(d, jobruntime.EncodingFile)
 		b, _ := os.ReadFile(p)
 		if err := os.WriteFile(p, append(b, ' '), 0o644); err != nil {
@@ -148,7 +149,7 @@ func TestOpen_Errors(t *testing.T) {
 		}
 		for _, name := range names {
 			d := t.TempDir()
-			copyDir(t, dir, d)
+			modeltest.CopyDir(t, dir, d)
 			p := filepath.Join(d, name)
 			b, _ := os.ReadFile(p)
 			if name == jobruntime.ManifestFile {
@@ -166,7 +167,7 @@ func TestOpen_Errors(t *testing.T) {
 	})
 	t.Run("ErrArtifact", func(t *testing.T) {
 		d := t.TempDir()
-		copyDir(t, dir, d)
+		modeltest.CopyDir(t, dir, d)
 		p := filepath.Join(d, jobruntime.ManifestFile)
 		b, _ := os.ReadFile(p)
 		if err := os.WriteFile(p, bytes.Replace(b, []byte(`"kind": "runtime"`), []byte(`"kind": "xgboost"`), 1), 0o644); err != nil {
@@ -177,23 +178,6 @@ func TestOpen_Errors(t *testing.T) {
 			t.Errorf("got %v, want a *train.KindError", err)
 		}
 	})
-}
-
-func copyDir(tb testing.TB, from, to string) {
-	tb.Helper()
-	ents, err := os.ReadDir(from)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
 }
 
 // TestPredict_Causal checks the model end to end: changing the outcome of
