@@ -211,21 +211,8 @@ func mergeFeatures(ctx context.Context, o RunOptions, p features.Protocol, rt *r
 // evaluateShard replays shard i of n of p's windows into dir: one
 // rows-C.parquet per chain size, window ids of the whole period.
 func evaluateShard(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, sweep bool, decision time.Duration, i, n int, dir string) error {
-	policies, err := parsePolicies(o, policyList, sweep)
+	policies, jobs, fo, err := prepareEvaluate(o, p, policyList, sweep)
 	if err != nil {
-		return err
-	}
-	tjobs, err := trace.ReadAll(o.Trace)
-	if err != nil {
-		return err
-	}
-	jobs, fo, err := p.Prepare(tjobs)
-	if err != nil {
-		return err
-	}
-	// As runEvaluate: the forecast, runtime-estimate and run-time-column
-	// model policies take their run-time predictions from the trace.
-	if err := evaluate.BindTrace(policies, tjobs, jobs); err != nil {
 		return err
 	}
 	a, b := shardWindows(fo.Windows, i, n)

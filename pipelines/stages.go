@@ -23,6 +23,7 @@ import (
 	"github.com/mirage-hpc/mirage/ingest/synth"
 	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"github.com/mirage-hpc/mirage/reports"
+	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train"
 )
@@ -188,20 +189,32 @@ func parsePolicies(o RunOptions, policyList []string, sweep bool) ([]evaluate.Po
 	return policies, nil
 }
 
-func runEvaluate(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, sweep bool, decision time.Duration, dir string) error {
+// prepareEvaluate is what a whole and a sharded evaluation share: the
+// policies, and the trace prepared by p, whose run-time predictions the
+// forecast, runtime-estimate and run-time-column model policies take
+// (evaluate.BindTrace).
+func prepareEvaluate(o RunOptions, p features.Protocol, policyList []string, sweep bool) ([]evaluate.Policy, []sim.Job, features.Options, error) {
 	policies, err := parsePolicies(o, policyList, sweep)
 	if err != nil {
-		return err
+		return nil, nil, features.Options{}, err
 	}
 	tjobs, err := trace.ReadAll(o.Trace)
 	if err != nil {
-		return err
+		return nil, nil, features.Options{}, err
 	}
 	jobs, fo, err := p.Prepare(tjobs)
 	if err != nil {
-		return err
+		return nil, nil, features.Options{}, err
 	}
 	if err := evaluate.BindTrace(policies, tjobs, jobs); err != nil {
+		return nil, nil, features.Options{}, err
+	}
+	return policies, jobs, fo, nil
+}
+
+func runEvaluate(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, sweep bool, decision time.Duration, dir string) error {
+	policies, jobs, fo, err := prepareEvaluate(o, p, policyList, sweep)
+	if err != nil {
 		return err
 	}
 	opts := evaluate.Options{Features: fo, DecisionSec: int64(decision / time.Second), Workers: o.Workers, Lambda: evaluate.DefaultLambda}
