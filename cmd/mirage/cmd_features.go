@@ -100,7 +100,8 @@ type featuresSummary struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// featuresProtocol applies the command-line overrides to the preset.
+// featuresProtocol applies the command-line overrides to the preset (or
+// the study's period).
 func featuresProtocol(c FeaturesConfig) (features.Protocol, error) {
 	var p features.Protocol
 	var err error
@@ -115,67 +116,26 @@ func featuresProtocol(c FeaturesConfig) (features.Protocol, error) {
 	} else if p, err = features.LookupProtocol(c.Protocol); err != nil {
 		return p, usageError{err}
 	}
+	o := features.Overrides{Start: c.Start, Windows: c.Windows, Interval: c.Interval, Probes: c.Probes,
+		GridDense: c.GridDense, GridSparse: c.GridSparse, Mode: c.Mode, PartitionNodes: c.PartitionNodes}
 	if c.Profile != "" {
 		prof, err := sim.LoadProfile(c.Profile)
 		if err != nil {
 			return p, usageError{err}
 		}
-		p.SetProfile(prof)
-	}
-	if c.Start != "" {
-		p.Start = c.Start
-	}
-	if c.Windows > 0 {
-		p.Windows = c.Windows
-	}
-	if c.Interval > 0 {
-		p.Interval = c.Interval
-	}
-	switch c.Probes {
-	case "":
-	case "grid":
-		g := features.GridOptions{}
-		p.Grid = &g
-	default:
-		n, err := strconv.Atoi(c.Probes)
-		if err != nil || n < 1 {
-			return p, usagef("--probes %q: want grid or a positive count", c.Probes)
-		}
-		p.Probes, p.Grid = n, nil
-	}
-	if c.GridDense < 0 || c.GridSparse < 0 {
-		return p, usagef("--grid-dense %s, --grid-sparse %s: want durations > 0", c.GridDense, c.GridSparse)
-	}
-	if c.GridDense > 0 || c.GridSparse > 0 {
-		if p.Grid == nil {
-			return p, usagef("--grid-dense and --grid-sparse need --probes grid (protocol %s uses %d evenly spaced probes)", p.Name, p.Probes)
-		}
-		if c.GridDense > 0 {
-			p.Grid.DenseSec = int64(c.GridDense / time.Second)
-		}
-		if c.GridSparse > 0 {
-			p.Grid.SparseSec = int64(c.GridSparse / time.Second)
-		}
-	}
-	if p.Grid != nil {
-		g := p.Grid.WithDefaults()
-		p.Grid = &g
-	}
-	if c.Mode != "" {
-		p.Mode = c.Mode
-	}
-	if c.PartitionNodes > 0 {
-		p.Nodes = c.PartitionNodes
+		o.Profile = &prof
 	}
 	if c.ChainNodes != "" {
-		p.ChainNodes = nil
 		for _, s := range strings.Split(c.ChainNodes, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil || n < 1 {
 				return p, usagef("--chain-nodes %q: want positive integers separated by commas", c.ChainNodes)
 			}
-			p.ChainNodes = append(p.ChainNodes, n)
+			o.ChainNodes = append(o.ChainNodes, n)
 		}
+	}
+	if p, err = o.Apply(p); err != nil {
+		return p, usageError{err}
 	}
 	return p, nil
 }

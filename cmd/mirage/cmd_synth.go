@@ -4,9 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"io"
 	"time"
+
+	"github.com/mirage-hpc/mirage/internal/atomicfile"
 
 	"github.com/mirage-hpc/mirage/ingest/synth"
 	"github.com/spf13/cobra"

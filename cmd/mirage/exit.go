@@ -62,7 +62,7 @@ func exitCode(err error) int {
 		return exitUsage
 	case ingest.IsInputError(err), errors.Is(err, trace.ErrSchemaVersion), errors.Is(err, trace.ErrBadState), errors.Is(err, trace.ErrDamaged),
 		errors.Is(err, train.ErrFeatures), errors.Is(err, train.ErrDigest), errors.Is(err, train.ErrSamples),
-		errors.Is(err, train.ErrBadModel), errors.Is(err, errUnfitInput):
+		errors.Is(err, train.ErrBadModel), errors.Is(err, sim.ErrUnfit):
 		return exitBadInput
 	}
 	return exitFailure
