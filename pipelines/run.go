@@ -3,15 +3,8 @@ package pipelines
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
-	"path/filepath"
 	"slices"
-	"strings"
-	"time"
-
-	"github.com/mirage-hpc/mirage/evaluate"
-	"github.com/mirage-hpc/mirage/internal/digest"
 )
 
 // RunOptions configure Run.
@@ -111,55 +104,9 @@ type stage struct {
 // redoes it. With o.Executor a *SlurmExecutor the stale stages are
 // submitted as Slurm jobs instead, and Run returns once they are.
 func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if (o.Trace == "" && len(s.Trace.Inputs) == 0 && s.Trace.Synth == nil) || o.Out == "" {
-		return nil, fmt.Errorf("%w: pipeline: a trace (or the study's trace.inputs or trace.synth) and an output directory are required", ErrStudy)
-	}
-	if o.Trace != "" {
-		if err := s.CheckTrace(o.Trace); err != nil {
-			return nil, err
-		}
-	}
-	var inputKeys []string
-	if o.Trace == "" {
-		for _, in := range s.InputPaths() { // checked before any work
-			h, err := digest.File(in)
-			if err != nil {
-				return nil, fmt.Errorf("%w: trace.inputs: %w", ErrStudy, err)
-			}
-			inputKeys = append(inputKeys, h)
-		}
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	if o.Workers <= 0 {
-		o.Workers = 1
-	}
-	var dirInputs []string   // the evaluation's inputs from the study's policies
-	if len(s.Policies) > 0 { // their directories checked before any work (their names: Validate)
-		if _, err := evaluate.ParsePolicies(strings.Join(s.Policies, ","), nil, 0); err != nil {
-			return nil, fmt.Errorf("%w: policies: %w", ErrStudy, err)
-		}
-		var err error
-		if dirInputs, err = policyInputs(s.Policies); err != nil {
-			return nil, err
-		}
-	}
-	rt, err := s.resolveRuntimeModel() // checked before any work
+	pf, err := preflight(s, &o)
 	if err != nil {
 		return nil, err
-	}
-	trainP, valP, err := s.Protocols()
-	if err != nil {
-		return nil, err
-	}
-	if slices.ContainsFunc(s.Models, func(m ModelSpec) bool { return m.Kind == "forest" || m.Kind == "xgboost" }) {
-		if err := checkFolds(trainP, cvFolds(s.Budget)); err != nil { // the tree models' cross-validation
-			return nil, err
-		}
 	}
 	if !o.DryRun && o.Only == "" { // one pipeline run of an output at a time (lock.go)
 		lock, err := lockOutput(o.Out)
@@ -168,116 +115,32 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 		}
 		defer lock.Unlock()
 	}
-	ex := o.Executor
-	if ex == nil {
-		ex = localExecutor{}
+	r := newPipelineRun(s, o)
+	if err := r.ingest(ctx, pf.inputKeys); err != nil {
+		return r.results, err
 	}
-	env := &runEnv{study: s, trace: o.Trace, o: o}
-	var results []StageResult
-	var ingested []StageResult // the ingest stage, when there is one: what reads the trace comes after it
-	do := func(st stage, after ...StageResult) (StageResult, error) {
-		res, err := ex.run(ctx, env, []stage{st}, after)
-		if err != nil {
-			return StageResult{}, err
-		}
-		results = append(results, res[0])
-		return res[0], nil
+	if err := r.checkTrace(); err != nil {
+		return r.results, err
 	}
-	if o.Trace == "" {
-		spec := s.Trace
-		spec.Inputs = nil // their contents are the inputs: a moved file is the same input
-		res, err := do(stage{name: "ingest", config: spec, inputs: inputKeys,
-			run: func(ctx context.Context, dir string) error { return ingestTrace(ctx, s, dir) }})
-		if err != nil {
-			return results, err
-		}
-		o.Trace = filepath.Join(res.Dir, "trace.parquet")
-		ingested = []StageResult{res}
-	}
-	traceKey := "" // the trace's content: the same trace gives the same keys however it was made
-	// "" when unknown: a status before ingest ran, or an ingest submitted
-	// to Slurm (the stages after it are then submitted with unknown keys).
-	if (!o.DryRun && ex.runsHere()) || fileExists(o.Trace) {
-		if traceKey, err = digest.File(o.Trace); err != nil {
-			return results, err
-		}
-	}
-	if !o.DryRun && fileExists(o.Trace) { // before any stage simulates it
-		if err := checkTraceFit(s, o.Trace); err != nil {
-			return results, err
-		}
-	}
-	var analysis *StageResult // the trace analysis (analyze/), linked from the report
-	if s.Analyze {
-		res, err := do(analyzeStage(s, traceKey, o), ingested...)
-		if err != nil {
-			return results, err
-		}
-		analysis = &res
-	}
-
-	feats, err := do(featuresStage("features-train", trainP, traceKey, rt, o), ingested...)
+	analysis, err := r.analyze(ctx)
 	if err != nil {
-		return results, err
+		return r.results, err
 	}
-	samplesPath := filepath.Join(feats.Dir, "samples.parquet")
-	modelStages := make([]stage, len(s.Models))
-	for i, m := range s.Models {
-		modelStages[i] = modelStage(s, m, trainP, feats, samplesPath, traceKey, o)
-		if m.Kind == "dqn" {
-			modelStages[i].after = &ingested
-		}
-	}
-	trained, err := ex.run(ctx, env, modelStages, []StageResult{feats})
-	results = append(results, trained...)
+	trained, err := r.train(ctx, pf)
 	if err != nil {
-		return results, err
+		return r.results, err
 	}
-	var models []string // policies of the trained models
-	o.models = modelNames{}
-	for i, m := range s.Models {
-		models = append(models, modelPolicy(m, o.models.add(o.Out, filepath.Join(trained[i].Dir, modelName(m)))))
-	}
-	predictions, predicted, err := predictStages(ctx, ex, env, o, valP, traceKey, rt, ingested, trained, &results)
+	predictions, predicted, err := predictStages(ctx, r.ex, r.env, r.o, pf.valP, r.traceKey, pf.rt, r.ingested, trained, &r.results)
 	if err != nil {
-		return results, err
+		return r.results, err
 	}
-	policies := slices.Clone(s.Policies)
-	if len(policies) == 0 {
-		policies = []string{"reactive", "avg", "slurm-estimate", "oracle", "oracle-cost"}
-	}
-	policies = append(policies, models...)
-	inputs := []string{traceKey}
-	for _, r := range trained {
-		inputs = append(inputs, r.Key)
-	}
-	inputs = append(inputs, dirInputs...)
-	ev, err := do(evaluateStage(s, valP, policies, inputs, o), append(slices.Clone(ingested), trained...)...)
+	ev, err := r.evaluate(ctx, pf, trained)
 	if err != nil {
-		return results, err
+		return r.results, err
 	}
-	var dqns []string // the report draws their training curves
-	for i, m := range s.Models {
-		if m.Kind == "dqn" {
-			dqns = append(dqns, filepath.Join(trained[i].Dir, modelName(m)))
-		}
-	}
-	repInputs := []string{ev.Key, traceKey} // the trace: its wait-time CDF
-	for _, r := range predicted {
-		repInputs = append(repInputs, r.Key)
-	}
-	analysisPage := ""
-	if analysis != nil {
-		repInputs = append(repInputs, analysis.Key)
-		analysisPage = filepath.Join(analysis.Dir, AnalysisPage)
-	}
-	_, err = do(stage{name: "report", config: nil, inputs: repInputs,
-		run: func(ctx context.Context, dir string) error {
-			return renderReport(ctx, ev.Dir, dir, reportOptions{trace: o.Trace, predictions: predictions, dqn: dqns, analysis: analysisPage,
-				study: s.Name, budgetH: time.Duration(s.Budget.Overlap).Hours(), decision: time.Duration(s.Grid.Decision)}, o.Logger)
-		}}, append([]StageResult{ev}, predicted...)...)
-	if err == nil && o.Only != "" && !slices.ContainsFunc(results, func(r StageResult) bool { return r.Name == o.Only }) {
+	err = r.report(ctx, ev, trained, predictions, predicted, analysis)
+	if err == nil && o.Only != "" && !slices.ContainsFunc(r.results, func(res StageResult) bool { return res.Name == o.Only }) {
 		err = fmt.Errorf("%w: pipeline: no stage %s in study %s", ErrStudy, o.Only, s.Name)
 	}
-	return results, err
+	return r.results, err
 }
