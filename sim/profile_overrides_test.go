@@ -100,3 +100,21 @@ func TestProfileOverrides_Apply(t *testing.T) {
 		}
 	})
 }
+
+// TestProfile_FromTraceOptions: the conversion infers dependencies with
+// a copy of the profile's settings, and only when the profile does.
+func TestProfile_FromTraceOptions(t *testing.T) {
+	for _, name := range []string{"default", "ls6"} {
+		p, err := sim.LoadProfile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := p.FromTraceOptions(7)
+		if o.MaxNodes != 7 || o.From != 0 || o.To != 0 || (o.Infer == nil) != (p.InferDependencies == nil) {
+			t.Errorf("%s: %+v", name, o)
+		}
+		if o.Infer != nil && (o.Infer == p.InferDependencies || *o.Infer != *p.InferDependencies) {
+			t.Errorf("%s: Infer %p %+v, want a copy of %p %+v", name, o.Infer, *o.Infer, p.InferDependencies, *p.InferDependencies)
+		}
+	}
+}

@@ -178,6 +178,9 @@ func TestStarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if name := startsSchema.Name(); name != "startRow" { // the file's bytes name it
+		t.Errorf("starts.parquet schema %q, want startRow", name)
+	}
 	if len(rows) != sum.Scored || sum.Replayed < sum.Scored {
 		t.Errorf("%d rows, %d scored of %d replayed", len(rows), sum.Scored, sum.Replayed)
 	}

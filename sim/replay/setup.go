@@ -39,7 +39,8 @@ type window struct {
 func prepare(ctx context.Context, in In, w window, keepTrace bool) (*setup, error) {
 	prof := in.Profile
 	cfg := prof.Config
-	opts := sim.FromTraceOptions{MaxNodes: cfg.Nodes, From: w.from, To: w.to, Infer: prof.InferDependencies}
+	opts := prof.FromTraceOptions(cfg.Nodes)
+	opts.From, opts.To = w.from, w.to
 	rs := &setup{cfg: cfg}
 	var err error
 	if keepTrace {

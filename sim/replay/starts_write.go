@@ -28,6 +28,10 @@ type StartRow struct {
 	TimelimitSec int64  `parquet:"timelimit_sec"`
 }
 
+// startsSchema is StartRow's schema under the root name the file has
+// always had (parquet-go names it after the Go type, unexported before).
+var startsSchema = parquet.NewSchema("startRow", parquet.SchemaOf(StartRow{}))
+
 // writeStarts writes dir/starts.parquet (rows, zstd) and dir/starts.json
 // (sum, indented), each atomically, creating dir if missing.
 func writeStarts(dir string, sum StartsSummary, rows []StartRow) error {
@@ -39,7 +43,7 @@ func writeStarts(dir string, sum StartsSummary, rows []StartRow) error {
 		return err
 	}
 	if err := atomicfile.Write(filepath.Join(dir, "starts.parquet"), func(w io.Writer) error {
-		pw := parquet.NewGenericWriter[StartRow](w, parquet.Compression(&parquet.Zstd))
+		pw := parquet.NewGenericWriter[StartRow](w, startsSchema, parquet.Compression(&parquet.Zstd))
 		if _, err := pw.Write(rows); err != nil {
 			return err
 		}
