@@ -88,11 +88,7 @@ func replay(ctx context.Context, o *Options, tjobs []trace.Job, peak int64, chai
 // when the profile infers them (the ls6 profile does, as its protocol
 // does: sim/FIDELITY.md).
 func fromTraceOptions(o *Options, cfg sim.Config) sim.FromTraceOptions {
-	fo := sim.FromTraceOptions{MaxNodes: cfg.Nodes}
-	if o.Replay.Sim.InferDependencies != nil {
-		fo.Infer = o.Replay.Sim.DependencyOptions()
-	}
-	return fo
+	return o.Replay.Sim.FromTraceOptions(cfg.Nodes)
 }
 
 func fidelityRow(month string, f sim.Fidelity) FidelityRow {

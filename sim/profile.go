@@ -53,6 +53,17 @@ func (p Profile) DependencyOptions() *InferOptions {
 	return &InferOptions{}
 }
 
+// FromTraceOptions returns the conversion of a trace for a partition of
+// nodes nodes (FromTraceOptions.MaxNodes) with the profile's dependency
+// inference, when it has one (a copy of it); From and To are left 0.
+func (p Profile) FromTraceOptions(nodes int) FromTraceOptions {
+	o := FromTraceOptions{MaxNodes: nodes}
+	if p.InferDependencies != nil {
+		o.Infer = p.DependencyOptions()
+	}
+	return o
+}
+
 // CapacityOptions returns the capacity inference to use when it is on,
 // capped at nodes (the simulated partition size): the profile's, or,
 // when the profile has none, the causal inference with the default

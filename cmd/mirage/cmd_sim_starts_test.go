@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parquet-go/parquet-go"
+	"github.com/mirage-hpc/mirage/sim/replay"
 )
 
 // TestSimStarts: on the 500-job synthetic trace, sim starts scores slurm,
@@ -21,7 +21,7 @@ func TestSimStarts(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var sum startsSummary
+	var sum replay.StartsSummary
 	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
 		t.Fatalf("%v: %s", err, stdout)
 	}
@@ -38,7 +38,7 @@ func TestSimStarts(t *testing.T) {
 	if got := strings.Join(names, ","); got != "slurm,history,replay" {
 		t.Errorf("predictors %s", got)
 	}
-	rows, err := parquet.ReadFile[startRow](filepath.Join(out, "starts.parquet"))
+	rows, err := replay.ReadStarts(filepath.Join(out, "starts.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,17 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mirage-hpc/mirage/sim"
-	"github.com/mirage-hpc/mirage/trace"
 )
 
 // swfParquet ingests a header-less SWF trace of rows (times from
@@ -183,54 +178,6 @@ func TestSimReplay_Overloaded(t *testing.T) {
 	if stdout, _, _ := run(t, "sim", "replay", "--trace", tr, "--partition-nodes", "40"); strings.Contains(stdout, "warning") {
 		t.Errorf("--partition-nodes 40: a warning:\n%s", stdout)
 	}
-}
-
-// TestReplayProgress_SameAsReplayWork checks that the replay with progress
-// gives sim.ReplayWork's starts, events and work, and shows its clock.
-func TestReplayProgress_SameAsReplayWork(t *testing.T) {
-	tjobs, err := trace.ReadAll(ingestSynth500(t, t.TempDir()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	bar := newProgressBarEvery(&b, "always", false, time.Hour)
-	for _, profile := range []string{"default", "mirage-compat"} { // mirage-compat rounds Submit
-		p, err := sim.LoadProfile(profile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := p.Config
-		jobs, _, err := sim.FromTrace(tjobs, sim.FromTraceOptions{MaxNodes: cfg.Nodes})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, wantEvents, wantWork, err := sim.ReplayWork(context.Background(), cfg, jobs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tab := sim.TableOf(jobs)
-		r, err := replayProgress(context.Background(), cfg, tab, bar, time.UTC)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(r.starts, want) || r.events != wantEvents || r.work != wantWork {
-			t.Errorf("replayProgress (%s): %d events, work %+v; ReplayWork: %d events, work %+v; starts equal: %v",
-				profile, r.events, r.work, wantEvents, wantWork, slices.Equal(r.starts, want))
-		}
-		for i := range jobs {
-			if got := r.job(tab, i); got.Submit != jobs[i].Submit || got.Name != jobs[i].Name {
-				t.Fatalf("%s: job %d is %s submitted at %d after the replay, was %s at %d", profile, i, got.Name, got.Submit, jobs[i].Name, jobs[i].Submit)
-			}
-		}
-		if profile == "default" {
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel()
-			if _, err := replayProgress(ctx, cfg, sim.TableOf(jobs), bar, time.UTC); !errors.Is(err, context.Canceled) {
-				t.Errorf("cancelled replay: %v, want context.Canceled", err)
-			}
-		}
-	}
-	bar.finish()
 }
 
 // TestSimReplay_Interrupt checks that a cancelled context (SIGINT in

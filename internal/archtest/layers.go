@@ -35,6 +35,7 @@ var Layers = map[string]int{
 	"train":     40,
 	"train/dqn": 41, "train/jobruntime": 41, "train/modeltest": 41,
 	"evaluate": 50, "advise": 50,
+	"sim/replay": 55,
 	"reports":    60,
 	"pipelines":  70,
 	"cmd/mirage": 80,
