@@ -30,5 +30,12 @@
 // _nodes nodes, _node_sec node-seconds, _jobs a count. Times are Unix
 // seconds.
 //
+// Run is the stage as one call, which mirage features build and the
+// pipeline's features stages make: it reads the trace, checks its fit,
+// prepares it under a Protocol, adds the run-time column of an injected
+// RunTimeModel, runs Build and writes the Parquet file. RunShard and
+// MergeShards split it over contiguous runs of the windows and merge the
+// shards into Run's file.
+//
 // Glossary: see README.md.
 package features

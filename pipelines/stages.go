@@ -124,21 +124,6 @@ func writeSynth(s *Study, loc *time.Location, path string) error {
 	})
 }
 
-// buildFeatures writes dir/samples.parquet: the samples of p, with the
-// run-time column of rt when not nil.
-func buildFeatures(ctx context.Context, o RunOptions, p features.Protocol, rt *runtimeModel, traceKey, dir string) error {
-	jobs, opts, err := prepareFeatures(o, p, rt)
-	if err != nil {
-		return err
-	}
-	opts.Workers, opts.Logger = o.Workers, o.Logger
-	samples, _, err := features.Build(ctx, jobs, opts)
-	if err != nil {
-		return err
-	}
-	return features.WriteParquet(filepath.Join(dir, "samples.parquet"), &samples, rt.meta(p, traceKey, opts.Config))
-}
-
 // defaultCVFolds is the number of time-blocked CV folds the model
 // stages use when the study's budget.cv_folds is 0.
 const defaultCVFolds = 5

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/internal/digest"
 	"github.com/mirage-hpc/mirage/sim"
-	"github.com/mirage-hpc/mirage/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -159,27 +157,7 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	tjobs, err := trace.ReadAllContext(cmd.Context(), c.Trace)
-	if err != nil {
-		return err
-	}
-	warnings, err := checkProtocolFit(p, tjobs, c.AllowSkip, partitionFlag(c.Study, "--partition-nodes"), g.log())
-	if err != nil {
-		return fmt.Errorf("features build: %w", err)
-	}
-	jobs, opts, err := p.Prepare(tjobs)
-	if err != nil {
-		if errors.Is(err, features.ErrOptions) {
-			return usageError{err}
-		}
-		return err
-	}
-	opts.Workers = c.Workers
-	if opts.Workers <= 0 {
-		opts.Workers = runtime.GOMAXPROCS(0)
-	}
-	opts.Logger = g.log()
-	meta := features.FileMeta{Protocol: p.Name, TraceDigest: traceDigest, Seed: c.Seed, SimConfig: opts.Config, Options: p}
+	in := features.In{Trace: c.Trace, Protocol: p, TraceDigest: traceDigest}
 	if c.RuntimeModel == "" && c.Study != "" { // the study's features.runtime_model
 		st, err := resolveStudy(c.Study)
 		if err != nil {
@@ -188,30 +166,27 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 		c.RuntimeModel = st.RuntimeModelPath()
 	}
 	if c.RuntimeModel != "" {
-		if opts.RunTimes, err = featureRunTimes(c.RuntimeModel, tjobs, jobs); err != nil {
+		if in.RunTimes, err = evaluate.FeatureRunTimeModel(c.RuntimeModel); err != nil {
+			if errors.Is(err, evaluate.ErrPolicy) {
+				err = usageError{err}
+			}
 			return fmt.Errorf("features build: %w", err)
 		}
-		meta.RuntimeModel, meta.RuntimeSHA256 = opts.RunTimes.Dir, opts.RunTimes.SHA256
 	}
 	bar := newProgressBar(g.stderr, c.Progress, g.cfg.JSON)
-	opts.Progress = bar.windows("features")
 	began := time.Now()
-	samples, s, err := features.Build(cmd.Context(), jobs, opts)
+	s, err := features.Run(cmd.Context(), in, features.RunOptions{Workers: c.Workers, Logger: g.log(),
+		Progress: bar.windows("features"), AllowSkip: c.AllowSkip, PartitionFlag: partitionFlag(c.Study, "--partition-nodes"),
+		Seed: c.Seed, Output: c.Output})
 	bar.finish()
 	if err != nil {
-		if errors.Is(err, features.ErrOptions) {
-			return usageError{err}
-		}
-		return err
-	}
-	if err := features.WriteParquet(c.Output, &samples, meta); err != nil {
 		return err
 	}
 	sum := featuresSummary{
 		Windows: s.Windows, ChainSizes: s.ChainSizes, Samples: s.Samples,
-		WallSec: time.Since(began).Seconds(), Output: c.Output, Protocol: p.Name,
-		Features: len(samples.Names), Interrupted: s.Interrupted, InterruptedShare: s.InterruptedShare,
-		MeanRSec: s.MeanRSec, TraceSHA256: traceDigest, Warnings: warnings,
+		WallSec: time.Since(began).Seconds(), Output: s.Output, Protocol: s.Protocol,
+		Features: s.Features, Interrupted: s.Interrupted, InterruptedShare: s.InterruptedShare,
+		MeanRSec: s.MeanRSec, TraceSHA256: s.TraceDigest, Warnings: s.Warnings,
 	}
 	if sum.WallSec > 0 {
 		sum.SamplesPerSec = float64(sum.Samples) / sum.WallSec
@@ -229,18 +204,4 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 	fmt.Fprintf(g.stdout, "interrupted (r > 0): %.1f%%, mean r %.2f h\nwrote %s\n",
 		100*sum.InterruptedShare, sum.MeanRSec/3600, sum.Output)
 	return nil
-}
-
-// featureRunTimes resolves --runtime-model dir (a run-time model or a
-// forecast directory) and predicts the median run times of jobs (from
-// tjobs) for the q_est_model_start_minus_p_end_sec column.
-func featureRunTimes(dir string, tjobs []trace.Job, jobs []sim.Job) (*features.RunTimes, error) {
-	rtDir, sha, err := evaluate.ResolveRuntimeModel(dir)
-	if err != nil {
-		if errors.Is(err, evaluate.ErrPolicy) {
-			return nil, usageError{err}
-		}
-		return nil, err
-	}
-	return evaluate.FeatureRunTimes(rtDir, sha, tjobs, jobs)
 }
