@@ -6,9 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 
-	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
@@ -206,58 +204,4 @@ func mergeFeatures(ctx context.Context, o RunOptions, p features.Protocol, rt *r
 		s.Weight[r] = float64(n) / float64(all) / float64(probes[u])
 	}
 	return features.WriteParquet(filepath.Join(dir, "samples.parquet"), &s, rt.meta(p, traceKey, fo.Config))
-}
-
-// evaluateShard replays shard i of n of p's windows into dir: one
-// rows-C.parquet per chain size, window ids of the whole period.
-func evaluateShard(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, sweep bool, decision time.Duration, i, n int, dir string) error {
-	policies, jobs, fo, err := prepareEvaluate(o, p, policyList, sweep)
-	if err != nil {
-		return err
-	}
-	a, b := shardWindows(fo.Windows, i, n)
-	for c, nodes := range fo.ChainNodes {
-		opts := evaluate.Options{Features: shardOptions(fo, a, b, nodes), DecisionSec: int64(decision / time.Second),
-			Workers: o.Workers, Lambda: evaluate.DefaultLambda}
-		res, err := evaluate.Replay(ctx, jobs, policies, opts)
-		if err != nil {
-			return err
-		}
-		for k := range res.Rows {
-			res.Rows[k].Window += a
-		}
-		if err := writeRowsShard(rowsShardPath(dir, c), res.Rows); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// mergeEvaluate writes the evaluate stage's metrics.json and windows.csv
-// from the shards' rows, in Replay's order.
-func mergeEvaluate(o RunOptions, p features.Protocol, shards []string, dir string) error {
-	_, fo, err := prepare(o, p)
-	if err != nil {
-		return err
-	}
-	parts := make([][][]evaluate.Row, len(shards))
-	for k, sd := range shards {
-		a, b := shardWindows(fo.Windows, k, len(shards))
-		parts[k] = make([][]evaluate.Row, len(fo.ChainNodes))
-		for c, nodes := range fo.ChainNodes {
-			if parts[k][c], err = readRowsShard(rowsShardPath(sd, c), nodes, a, b); err != nil {
-				return err
-			}
-		}
-	}
-	var rows []evaluate.Row
-	for c := range fo.ChainNodes {
-		for k := range parts {
-			rows = append(rows, parts[k][c]...)
-		}
-	}
-	m := evaluate.Compute(rows, evaluate.DefaultLambda)
-	m.Protocol, m.SimConfig = &p, &fo.Config
-	m.ModelDirs = evaluate.ModelDirsIn(dir, m, o.models.dirOf)
-	return evaluate.WriteDir(dir, m, rows)
 }
