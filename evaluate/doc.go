@@ -72,6 +72,13 @@
 // sweep suffix) its best interruption reduction within mean-overlap
 // budgets of 0.5, 1 and 2 h.
 //
+// Run is the stage as one call, what mirage evaluate and the pipeline
+// both call: parse the policies (PolicySpec), read the trace, check its
+// fit to the partition, prepare the windows, bind the policies to the
+// trace, Replay, Compute and WriteDir. RunShard replays a run of the
+// windows and Merge writes a whole stage's files from the shards' rows,
+// byte for byte Run's.
+//
 // Glossary: r = Q.start - P.end (seconds; > 0 interruption, < 0 overlap);
 // cost = interruption + λ·overlap (hours; λ is metrics.json's lambda);
 // load class = the reactive policy's interruption: light (<= 2 h),

@@ -121,6 +121,6 @@ func evaluateStage(s *Study, p features.Protocol, policies, inputs []string, o R
 			return evaluateShard(ctx, o, p, policies, s.Sweep, decision, i, n, dir)
 		},
 		merge: func(ctx context.Context, shards []string, dir string) error {
-			return mergeEvaluate(o, p, shards, dir)
+			return mergeEvaluate(ctx, o, p, shards, dir)
 		}}
 }

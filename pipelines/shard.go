@@ -6,12 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
-
-	"github.com/mirage-hpc/mirage/evaluate"
-	"github.com/mirage-hpc/mirage/features"
-	"github.com/mirage-hpc/mirage/sim"
-	"github.com/mirage-hpc/mirage/trace"
 )
 
 // A sharded stage (features-train, features-validation, evaluate under the Slurm executor with
@@ -107,76 +101,4 @@ func mergeShards(ctx context.Context, st stage, o RunOptions) (StageResult, erro
 		return res, err
 	}
 	return res, os.RemoveAll(filepath.Dir(dirs[0]))
-}
-
-// shardOptions narrows fo to windows [a, b) of the chain size nodes.
-func shardOptions(fo features.Options, a, b, nodes int) features.Options {
-	fo.Start += int64(a) * fo.IntervalSec
-	fo.Windows = b - a
-	fo.ChainNodes = []int{nodes}
-	return fo
-}
-
-// prepare reads the trace and returns the simulator jobs and the
-// features options of p.
-func prepare(o RunOptions, p features.Protocol) ([]sim.Job, features.Options, error) {
-	tjobs, err := trace.ReadAll(o.Trace)
-	if err != nil {
-		return nil, features.Options{}, err
-	}
-	return p.Prepare(tjobs)
-}
-
-// evaluateShard replays shard i of n of p's windows into dir: one
-// rows-C.parquet per chain size, window ids of the whole period.
-func evaluateShard(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, sweep bool, decision time.Duration, i, n int, dir string) error {
-	policies, jobs, fo, err := prepareEvaluate(o, p, policyList, sweep)
-	if err != nil {
-		return err
-	}
-	a, b := shardWindows(fo.Windows, i, n)
-	for c, nodes := range fo.ChainNodes {
-		opts := evaluate.Options{Features: shardOptions(fo, a, b, nodes), DecisionSec: int64(decision / time.Second),
-			Workers: o.Workers, Lambda: evaluate.DefaultLambda}
-		res, err := evaluate.Replay(ctx, jobs, policies, opts)
-		if err != nil {
-			return err
-		}
-		for k := range res.Rows {
-			res.Rows[k].Window += a
-		}
-		if err := writeRowsShard(rowsShardPath(dir, c), res.Rows); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// mergeEvaluate writes the evaluate stage's metrics.json and windows.csv
-// from the shards' rows, in Replay's order.
-func mergeEvaluate(o RunOptions, p features.Protocol, shards []string, dir string) error {
-	_, fo, err := prepare(o, p)
-	if err != nil {
-		return err
-	}
-	parts := make([][][]evaluate.Row, len(shards))
-	for k, sd := range shards {
-		a, b := shardWindows(fo.Windows, k, len(shards))
-		parts[k] = make([][]evaluate.Row, len(fo.ChainNodes))
-		for c, nodes := range fo.ChainNodes {
-			if parts[k][c], err = readRowsShard(rowsShardPath(sd, c), nodes, a, b); err != nil {
-				return err
-			}
-		}
-	}
-	var rows []evaluate.Row
-	for c := range fo.ChainNodes {
-		for k := range parts {
-			rows = append(rows, parts[k][c]...)
-		}
-	}
-	m := evaluate.Compute(rows, evaluate.DefaultLambda)
-	m.Protocol, m.SimConfig = &p, &fo.Config
-	m.ModelDirs = evaluate.ModelDirsIn(dir, m, o.models.dirOf)
-	return evaluate.WriteDir(dir, m, rows)
 }

@@ -17,14 +17,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/ingest"
 	"github.com/mirage-hpc/mirage/ingest/synth"
 	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"github.com/mirage-hpc/mirage/reports"
-	"github.com/mirage-hpc/mirage/sim"
-	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train"
 )
 
@@ -159,58 +156,6 @@ func checkFolds(p features.Protocol, folds int) error {
 			ErrStudy, p.Windows, p.Interval, folds, p.Warmup+p.Workload, err)
 	}
 	return nil
-}
-
-// parsePolicies parses the evaluated policies, with the models' sweeps
-// when sweep is set; the trained models' directories are o.models'.
-func parsePolicies(o RunOptions, policyList []string, sweep bool) ([]evaluate.Policy, error) {
-	policies, err := evaluate.ParsePoliciesIn(strings.Join(policyList, ","), nil, 0, o.models.dirOf)
-	if err != nil {
-		return nil, fmt.Errorf("%w: policies: %w", ErrStudy, err)
-	}
-	if sweep {
-		policies = evaluate.SweepModels(policies)
-	}
-	return policies, nil
-}
-
-// prepareEvaluate is what a whole and a sharded evaluation share: the
-// policies, and the trace prepared by p, whose run-time predictions the
-// forecast, runtime-estimate and run-time-column model policies take
-// (evaluate.BindTrace).
-func prepareEvaluate(o RunOptions, p features.Protocol, policyList []string, sweep bool) ([]evaluate.Policy, []sim.Job, features.Options, error) {
-	policies, err := parsePolicies(o, policyList, sweep)
-	if err != nil {
-		return nil, nil, features.Options{}, err
-	}
-	tjobs, err := trace.ReadAll(o.Trace)
-	if err != nil {
-		return nil, nil, features.Options{}, err
-	}
-	jobs, fo, err := p.Prepare(tjobs)
-	if err != nil {
-		return nil, nil, features.Options{}, err
-	}
-	if err := evaluate.BindTrace(policies, tjobs, jobs); err != nil {
-		return nil, nil, features.Options{}, err
-	}
-	return policies, jobs, fo, nil
-}
-
-func runEvaluate(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, sweep bool, decision time.Duration, dir string) error {
-	policies, jobs, fo, err := prepareEvaluate(o, p, policyList, sweep)
-	if err != nil {
-		return err
-	}
-	opts := evaluate.Options{Features: fo, DecisionSec: int64(decision / time.Second), Workers: o.Workers, Lambda: evaluate.DefaultLambda}
-	res, err := evaluate.Replay(ctx, jobs, policies, opts)
-	if err != nil {
-		return err
-	}
-	m := evaluate.Compute(res.Rows, opts.Lambda)
-	m.Protocol, m.SimConfig = &p, &fo.Config
-	m.ModelDirs = evaluate.ModelDirsIn(dir, m, o.models.dirOf)
-	return evaluate.WriteDir(dir, m, res.Rows)
 }
 
 // reportOptions are what the report draws beside the evaluation: the

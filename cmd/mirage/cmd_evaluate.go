@@ -2,12 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -17,7 +15,6 @@ import (
 
 	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
-	"github.com/mirage-hpc/mirage/trace"
 )
 
 func newEvaluateCommand(g *globalOptions) *cobra.Command {
@@ -158,56 +155,23 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	if len(margins) > 0 && c.Margin != 0 {
 		return usagef("--margin and --margins: give one")
 	}
-	policies, err := evaluate.ParsePolicies(c.Policy, thetas, int64(c.Margin/time.Second))
-	if err != nil {
-		if errors.Is(err, evaluate.ErrPolicy) {
-			return usageError{err}
-		}
-		return err
-	}
-	policies = evaluate.SweepMargins(policies, margins)
-	if sweep, _ := cmd.Flags().GetBool("sweep"); sweep {
-		policies = evaluate.SweepModels(policies)
-	}
-	tjobs, err := trace.ReadAllContext(cmd.Context(), c.Trace)
-	if err != nil {
-		return err
-	}
-	warnings, err := checkProtocolFit(p, tjobs, c.AllowSkip, partitionFlag(c.Study, "--partition-nodes"), g.log())
-	if err != nil {
-		return fmt.Errorf("evaluate: %w", err)
-	}
-	jobs, fo, err := p.Prepare(tjobs)
-	if err != nil {
-		if errors.Is(err, features.ErrOptions) {
-			return usageError{err}
-		}
-		return err
-	}
-	if err := evaluate.BindTrace(policies, tjobs, jobs); err != nil {
-		return err
-	}
-	opts := evaluate.Options{Features: fo, DecisionSec: int64(c.Decision / time.Second), Workers: c.Workers, Lambda: lambda}
-	if opts.Workers <= 0 {
-		opts.Workers = runtime.GOMAXPROCS(0)
-	}
+	sweep, _ := cmd.Flags().GetBool("sweep")
 	bar := newProgressBar(g.stderr, c.Progress, g.cfg.JSON)
-	opts.Progress = bar.windows("evaluate")
 	began := time.Now()
-	res, err := evaluate.Replay(cmd.Context(), jobs, policies, opts)
+	res, err := evaluate.Run(cmd.Context(), evaluate.In{Trace: c.Trace, Protocol: p}, evaluate.RunOptions{
+		Policies: evaluate.PolicySpec{List: c.Policy, Thetas: thetas, MarginSec: int64(c.Margin / time.Second),
+			MarginsSec: margins, Sweep: sweep},
+		Lambda: lambda, DecisionSec: int64(c.Decision / time.Second), Workers: c.Workers,
+		Logger: g.log(), Progress: bar.windows("evaluate"),
+		AllowSkip: c.AllowSkip, FitFlag: partitionFlag(c.Study, "--partition-nodes"), Output: c.Output,
+	})
 	bar.finish()
 	if err != nil {
-		if errors.Is(err, features.ErrOptions) {
-			return usageError{err}
-		}
 		return err
 	}
-	m := evaluate.Compute(res.Rows, lambda)
-	m.Protocol, m.SimConfig = &p, &fo.Config
-	if err := evaluate.WriteDir(c.Output, m, res.Rows); err != nil {
-		return err
-	}
-	sum := evaluateSummary{Protocol: p.Name, Output: c.Output, WallSec: time.Since(began).Seconds(), Metrics: m, Warnings: warnings}
+	m := res.Metrics
+	m.ModelDirs = nil // metrics.json's, relative to -o; never in the summary
+	sum := evaluateSummary{Protocol: p.Name, Output: c.Output, WallSec: time.Since(began).Seconds(), Metrics: m, Warnings: res.Warnings}
 	g.log().Info("evaluated", "protocol", p.Name, "windows", m.Windows, "policies", len(res.Policies), "wall_sec", sum.WallSec)
 	if g.cfg.JSON {
 		b, err := json.MarshalIndent(sum, "", "  ")

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/ingest"
 	"github.com/mirage-hpc/mirage/sim"
@@ -59,7 +60,7 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &ue), errors.Is(err, sim.ErrProfile), errors.Is(err, sim.ErrOverride), errors.Is(err, features.ErrOptions):
+	case errors.As(err, &ue), errors.Is(err, sim.ErrProfile), errors.Is(err, sim.ErrOverride), errors.Is(err, evaluate.ErrPolicy), errors.Is(err, features.ErrOptions):
 		return exitUsage
 	case ingest.IsInputError(err), errors.Is(err, trace.ErrSchemaVersion), errors.Is(err, trace.ErrBadState), errors.Is(err, trace.ErrDamaged),
 		errors.Is(err, train.ErrFeatures), errors.Is(err, train.ErrDigest), errors.Is(err, train.ErrSamples),

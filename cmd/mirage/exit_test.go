@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/train/dqn"
 )
@@ -140,5 +143,27 @@ func TestExit_DQNModelErrors(t *testing.T) {
 	_, stderr, code := run(t, "predict", "--model", dir, "--samples", "s.parquet", "-o", filepath.Join(t.TempDir(), "p.parquet"))
 	if code != exitBadInput || !strings.Contains(stderr, "evaluate --policy dqn:"+dir) {
 		t.Errorf("predict on a DQN directory: exit %d, stderr %q; want %d and evaluate --policy dqn:DIR", code, stderr, exitBadInput)
+	}
+}
+
+// TestExit_StageSentinels: the stages' usage sentinels are exit 3
+// however deep they are wrapped, and a policy list error keeps its
+// cause's code.
+func TestExit_StageSentinels(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"ErrPolicy", fmt.Errorf("window 0: %w: x given twice", evaluate.ErrPolicy), exitUsage},
+		{"ErrOptions", fmt.Errorf("evaluate: %w: zone", features.ErrOptions), exitUsage},
+		{"PolicyListError", &evaluate.PolicyListError{Err: fmt.Errorf("%w: bogus", evaluate.ErrPolicy)}, exitUsage},
+		{"PolicyListErrorModel", &evaluate.PolicyListError{Err: errors.New("open model")}, exitFailure},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := exitCode(tt.err); got != tt.want {
+				t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+			}
+		})
 	}
 }
