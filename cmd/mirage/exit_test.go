@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/dqn"
 )
 
@@ -140,5 +143,28 @@ func TestExit_DQNModelErrors(t *testing.T) {
 	_, stderr, code := run(t, "predict", "--model", dir, "--samples", "s.parquet", "-o", filepath.Join(t.TempDir(), "p.parquet"))
 	if code != exitBadInput || !strings.Contains(stderr, "evaluate --policy dqn:"+dir) {
 		t.Errorf("predict on a DQN directory: exit %d, stderr %q; want %d and evaluate --policy dqn:DIR", code, stderr, exitBadInput)
+	}
+}
+
+// TestExitCode_TrainSentinels: a bad device, cuda without CUDA and a bad
+// DQN hyper-parameter document are usage errors; a model directory that
+// fails to open is bad input even when its cause is a bad device name.
+func TestExitCode_TrainSentinels(t *testing.T) {
+	tests := []struct {
+		Name string
+		Err  error
+		Want int
+	}{
+		{"Device", fmt.Errorf("device %q: %w", "gpu", train.ErrDevice), exitUsage},
+		{"NoCUDA", fmt.Errorf("device cuda: %w", train.ErrNoCUDA), exitUsage},
+		{"DQNConfig", fmt.Errorf("train --dqn-config x.json: %w", &dqn.ConfigError{Err: errors.New("json: unknown field")}), exitUsage},
+		{"BadModelDevice", fmt.Errorf("open model m: %w: %w", train.ErrBadModel, train.ErrDevice), exitBadInput},
+	}
+	for _, tt := range tests {
+		t.Run(tt.Name, func(t *testing.T) {
+			if got := exitCode(tt.Err); got != tt.Want {
+				t.Errorf("exitCode(%v) = %d, want %d", tt.Err, got, tt.Want)
+			}
+		})
 	}
 }
