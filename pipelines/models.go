@@ -1,9 +1,9 @@
 package pipelines
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -82,34 +82,28 @@ func modelPolicy(m ModelSpec, dir string) string {
 	return m.Kind + ":" + dir
 }
 
-// trainModel trains m on samples into dir/NAME; device (xgboost only) is
-// the study's: "" is the CPU.
+// trainModel trains m on samples into dir/NAME (train.FitSamples, as
+// mirage train); device (xgboost only) is the study's: "" is the CPU.
 func trainModel(ctx context.Context, m ModelSpec, b BudgetSpec, device, samples, dir string, log *slog.Logger) error {
-	s, meta, err := train.ReadSamples(ctx, samples)
-	if err != nil {
-		return err
-	}
-	budget := overlapBudgetH(b)
-	out := filepath.Join(dir, modelName(m))
+	opts := train.Options{OverlapBudgetH: overlapBudgetH(b), K: cvFolds(b)}
 	if strings.HasPrefix(m.Kind, "estimate") {
-		_, err := train.RunEstimate(s, meta, out, train.Options{Target: train.Target(m.Kind), OverlapBudgetH: budget, K: cvFolds(b)})
-		return err
-	}
-	kind, err := train.ParseKind(m.Kind)
-	if err != nil {
-		return err
-	}
-	target, err := train.ParseTarget(cmpOr(m.Target, "r"))
-	if err != nil {
-		return err
-	}
-	params := train.DefaultParams(kind)
-	if device != "" {
-		if params.Device, err = resolveDevice(device, log); err != nil {
+		opts.Target = train.Target(m.Kind)
+	} else {
+		kind, err := train.ParseKind(m.Kind)
+		if err != nil {
 			return err
 		}
+		if opts.Target, err = train.ParseTarget(cmpOr(m.Target, "r")); err != nil {
+			return err
+		}
+		opts.Params = train.DefaultParams(kind)
+		if device != "" {
+			if opts.Params.Device, err = selectDevice(device, log); err != nil {
+				return err
+			}
+		}
 	}
-	_, err = train.Run(ctx, s, meta, out, train.Options{Params: params, Target: target, OverlapBudgetH: budget, K: cvFolds(b)})
+	_, err := train.FitSamples(ctx, samples, filepath.Join(dir, modelName(m)), opts)
 	return err
 }
 
@@ -133,31 +127,23 @@ func trainDQN(ctx context.Context, m ModelSpec, b BudgetSpec, p features.Protoco
 		return err
 	}
 	_, err = dqn.Fit(ctx, dqn.FitOptions{Trace: tracePath, Protocol: p.Name, Spec: &p, Dir: filepath.Join(dir, modelName(m)),
-		OverlapBudgetH: overlapBudgetH(b)}, cfg, func(c dqn.CurvePoint) {
-		if c.Episode%50 == 0 {
-			log.Info("dqn", "episode", c.Episode, "return", c.Return, "loss", c.Loss, "epsilon", c.Epsilon)
-		}
-	})
+		OverlapBudgetH: overlapBudgetH(b), Logger: log}, cfg, nil) // the study checked the fit before any stage (Study.CheckFit)
 	return err
 }
 
-// dqnConfig is dqn.DefaultConfig with m's dqn fields and episodes (an
+// dqnConfig is dqn.DecodeConfig of m's dqn fields and episodes (an
 // unknown field is an error).
 func dqnConfig(m ModelSpec) (dqn.Config, error) {
-	cfg := dqn.DefaultConfig()
+	var raw []byte
 	if m.DQN != nil {
-		b, err := json.Marshal(m.DQN)
-		if err != nil {
-			return cfg, err
-		}
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&cfg); err != nil {
-			return cfg, fmt.Errorf("%w (want the fields of a DQN manifest's hyper_parameters)", err)
+		var err error
+		if raw, err = json.Marshal(m.DQN); err != nil {
+			return dqn.Config{}, err
 		}
 	}
-	if m.Episodes > 0 {
-		cfg.Episodes = m.Episodes
+	cfg, err := dqn.DecodeConfig(raw, m.Episodes)
+	if err != nil {
+		return cfg, fmt.Errorf("%w (want the fields of a DQN manifest's hyper_parameters)", err)
 	}
 	return cfg, nil
 }
@@ -185,27 +171,15 @@ func predictModel(ctx context.Context, modelDir, samples, dir string) error {
 		filepath.Base(modelDir)+" sha256:"+a.Manifest.ModelSHA256)
 }
 
-// resolveDevice parses the study's device and checks it against the
-// linked libxgboost: cuda without CUDA fails; auto without CUDA trains on
-// the CPU after one log line.
-func resolveDevice(s string, log *slog.Logger) (train.Device, error) {
-	d, err := train.ParseDevice(s)
-	if err != nil {
+// selectDevice is train.SelectDevice for the study's device: a bad name
+// is an error wrapping ErrStudy.
+func selectDevice(s string, log *slog.Logger) (train.Device, error) {
+	d, err := train.SelectDevice(s, log)
+	if errors.Is(err, train.ErrDevice) {
 		return 0, fmt.Errorf("%w: device: %w", ErrStudy, err)
 	}
-	if d == train.DeviceCPU {
-		return d, nil
-	}
-	lib, cuda, err := train.LibraryCUDA()
 	if err != nil {
 		return 0, fmt.Errorf("device %s: %w", s, err)
 	}
-	r, fallback, err := train.ResolveDevice(d, lib, cuda)
-	if err != nil {
-		return 0, fmt.Errorf("device %s: %w", s, err)
-	}
-	if fallback {
-		log.Info("device auto: libxgboost has no CUDA, training on the CPU", "libxgboost", lib.String())
-	}
-	return r, nil
+	return d, nil
 }

@@ -30,7 +30,12 @@ func (d Device) String() string {
 	return "cpu"
 }
 
-// ParseDevice parses "cpu", "cuda" or "auto".
+// ErrDevice means a device name is none of cpu, cuda and auto. Its
+// message is the list of the names.
+var ErrDevice = errors.New("want cpu, cuda or auto")
+
+// ParseDevice parses "cpu", "cuda" or "auto"; another name is an error
+// wrapping ErrDevice.
 func ParseDevice(s string) (Device, error) {
 	switch s {
 	case "cpu":
@@ -40,7 +45,7 @@ func ParseDevice(s string) (Device, error) {
 	case "auto":
 		return DeviceAuto, nil
 	}
-	return 0, fmt.Errorf("device %q: want cpu, cuda or auto", s)
+	return 0, fmt.Errorf("device %q: %w", s, ErrDevice)
 }
 
 // MarshalText implements encoding.TextMarshaler.

@@ -74,3 +74,22 @@ func TestResolveDevice(t *testing.T) {
 		t.Error("ParseDevice(gpu): no error")
 	}
 }
+
+func TestSelectDevice(t *testing.T) {
+	t.Run("CPU", func(t *testing.T) {
+		if d, err := SelectDevice("cpu", nil); err != nil || d != DeviceCPU {
+			t.Errorf("SelectDevice(cpu) = %s, %v; want cpu", d, err)
+		}
+	})
+	t.Run("Auto", func(t *testing.T) {
+		if d, err := SelectDevice("auto", nil); err != nil || d == DeviceAuto {
+			t.Errorf("SelectDevice(auto) = %s, %v; want cpu or cuda", d, err)
+		}
+	})
+	t.Run("ErrDevice", func(t *testing.T) {
+		_, err := SelectDevice("gpu", nil)
+		if !errors.Is(err, ErrDevice) || err.Error() != `device "gpu": want cpu, cuda or auto` {
+			t.Errorf("SelectDevice(gpu): err = %v, want ErrDevice", err)
+		}
+	})
+}

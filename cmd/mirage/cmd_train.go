@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -14,7 +13,7 @@ import (
 
 	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
-	"github.com/mirage-hpc/mirage/trace"
+	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/dqn"
 )
@@ -170,31 +169,6 @@ func trainParams(cmd *cobra.Command, kind train.Kind, c TrainConfig) (train.Para
 	return p, nil
 }
 
-// resolveDevice parses --device and checks it against the linked library:
-// cuda without CUDA fails at once; auto without CUDA falls back to CPU
-// with one log line.
-func resolveDevice(g *globalOptions, s string) (train.Device, error) {
-	d, err := train.ParseDevice(s)
-	if err != nil {
-		return 0, usageError{err}
-	}
-	if d == train.DeviceCPU {
-		return d, nil
-	}
-	lib, cuda, err := train.LibraryCUDA()
-	if err != nil {
-		return 0, err
-	}
-	r, fallback, err := train.ResolveDevice(d, lib, cuda)
-	if err != nil {
-		return 0, usageError{err}
-	}
-	if fallback {
-		g.log().Info("device auto: libxgboost has no CUDA, training on the CPU", "libxgboost", lib.String())
-	}
-	return r, nil
-}
-
 // trainSummary is the JSON of `mirage train`.
 type trainSummary struct {
 	Model          string                `json:"model"`
@@ -236,13 +210,10 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	}
 	budgetH := c.OverlapBudget.Hours()
 	if c.Model == train.KindEstimate || c.Model == string(train.TargetEstimateRT) {
-		s, meta, err := train.ReadSamples(cmd.Context(), c.Samples)
+		m, err := train.FitSamples(cmd.Context(), c.Samples, c.Output, train.Options{Target: train.Target(c.Model), OverlapBudgetH: budgetH, K: c.CV,
+			BudgetEveryBlock: c.BudgetEveryBlock, Version: version})
 		if err != nil {
 			return err
-		}
-		m, err := train.RunEstimate(s, meta, c.Output, train.Options{Target: train.Target(c.Model), OverlapBudgetH: budgetH, K: c.CV, BudgetEveryBlock: c.BudgetEveryBlock, Version: version})
-		if err != nil {
-			return samplesError(c.Samples, err)
 		}
 		return printOperatingPoint(g, m, c.Output)
 	}
@@ -255,22 +226,18 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 		return usageError{err}
 	}
 	began := time.Now()
-	s, meta, err := train.ReadSamples(cmd.Context(), c.Samples)
-	if err != nil {
-		return err
-	}
 	p, err := trainParams(cmd, kind, c)
 	if err != nil {
 		return err
 	}
-	if p.Device, err = resolveDevice(g, c.Device); err != nil {
+	if p.Device, err = train.SelectDevice(c.Device, g.log()); err != nil {
 		return err
 	}
 	opts := train.Options{Params: p, K: c.CV, Version: version, Target: target, OverlapBudgetH: budgetH, Unweighted: c.Unweighted,
 		BudgetEveryBlock: c.BudgetEveryBlock}
-	m, err := train.Run(cmd.Context(), s, meta, c.Output, opts)
+	m, err := train.FitSamples(cmd.Context(), c.Samples, c.Output, opts)
 	if err != nil {
-		return samplesError(c.Samples, err)
+		return err
 	}
 	sum := trainSummary{Model: m.Kind, Target: m.Target, Output: c.Output, Rows: m.Rows, WallSec: time.Since(began).Seconds(),
 		OperatingPoint: m.OperatingPoint}
@@ -308,15 +275,6 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	writeOperatingPoint(g, m.OperatingPoint)
 	fmt.Fprintf(g.stdout, "wrote %s\n", c.Output)
 	return nil
-}
-
-// samplesError names the samples file in an error about its contents (a
-// missing column or feature).
-func samplesError(path string, err error) error {
-	if errors.Is(err, train.ErrSamples) {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return err
 }
 
 // writeOperatingPoint prints the chosen parameter per chain size.
@@ -363,23 +321,19 @@ func runTrainDQN(cmd *cobra.Command, g *globalOptions, c TrainConfig) error {
 	if err := checkOutput("train -o", c.Output, outputDir, dqn.ArtifactFiles...); err != nil {
 		return err
 	}
-	cfg := dqn.DefaultConfig()
+	var raw []byte
 	if c.DQNConfig != "" {
-		b, err := os.ReadFile(c.DQNConfig)
-		if err != nil {
+		var err error
+		if raw, err = os.ReadFile(c.DQNConfig); err != nil {
 			return usageError{fmt.Errorf("train --dqn-config: %w", err)}
 		}
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&cfg); err != nil {
-			return usageError{fmt.Errorf("train --dqn-config %s: %w", c.DQNConfig, err)}
-		}
+	}
+	cfg, err := dqn.DecodeConfig(raw, c.Episodes)
+	if err != nil {
+		return fmt.Errorf("train --dqn-config %s: %w", c.DQNConfig, err)
 	}
 	if cmd.Flags().Changed("seed") || c.DQNConfig == "" {
 		cfg.Seed = c.Seed
-	}
-	if c.Episodes > 0 {
-		cfg.Episodes = c.Episodes
 	}
 	began := time.Now()
 	spec, err := featuresProtocol(FeaturesConfig{Protocol: c.Protocol, Study: c.Study, Profile: c.Profile, Period: "train", Start: c.Start, Windows: c.Windows,
@@ -390,21 +344,13 @@ func runTrainDQN(cmd *cobra.Command, g *globalOptions, c TrainConfig) error {
 	if err := checkStudyTrace(c.Study, c.Trace); err != nil {
 		return err
 	}
-	tjobs, err := trace.ReadAllContext(cmd.Context(), c.Trace) // the width check, before the episodes
-	if err != nil {
-		return err
-	}
-	if _, err := checkProtocolFit(spec, tjobs, c.AllowSkip, partitionFlag(c.Study, "--partition-nodes"), g.log()); err != nil {
-		return fmt.Errorf("train --model dqn: %w", err)
-	}
 	budgetH := max(c.OverlapBudget.Hours(), 1e-9) // FitOptions: 0 means the default
 	res, err := dqn.Fit(cmd.Context(), dqn.FitOptions{Trace: c.Trace, Protocol: spec.Name, Spec: &spec, Dir: c.Output, Version: version,
-		OverlapBudgetH: budgetH}, cfg,
-		func(p dqn.CurvePoint) {
-			if p.Episode%50 == 0 {
-				g.log().Info("dqn", "episode", p.Episode, "return", p.Return, "loss", p.Loss, "epsilon", p.Epsilon)
-			}
-		})
+		OverlapBudgetH: budgetH, CheckFit: true, AllowSkip: c.AllowSkip, PartitionFlag: partitionFlag(c.Study, "--partition-nodes"), Logger: g.log()},
+		cfg, nil)
+	if errors.Is(err, sim.ErrUnfit) {
+		return fmt.Errorf("train --model dqn: %w", err)
+	}
 	if errors.Is(err, features.ErrOptions) {
 		return usageError{err}
 	}

@@ -4,19 +4,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
-	"github.com/mirage-hpc/mirage/trace"
+	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/train"
 )
 
 // runTrainForecast chooses the forecast's τ and the runtime estimate's
-// margin on the training windows (evaluate.TrainForecast) and writes
+// margin on the training windows (evaluate.FitForecast) and writes
 // DIR/forecast.json.
 func runTrainForecast(cmd *cobra.Command, g *globalOptions, c TrainConfig) error {
 	if c.Trace == "" || (c.Protocol == "" && c.Study == "") || c.Output == "" || c.RuntimeModel == "" {
@@ -37,42 +36,21 @@ func runTrainForecast(cmd *cobra.Command, g *globalOptions, c TrainConfig) error
 		return err
 	}
 	began := time.Now()
-	tjobs, err := trace.ReadAllContext(cmd.Context(), c.Trace)
-	if err != nil {
-		return err
-	}
-	if _, err := checkProtocolFit(spec, tjobs, c.AllowSkip, partitionFlag(c.Study, "--partition-nodes"), g.log()); err != nil {
+	fit, err := evaluate.FitForecast(cmd.Context(), c.Trace, spec, c.RuntimeModel, c.Output, evaluate.ForecastFitOptions{
+		Train: evaluate.ForecastTrainOptions{Stride: c.Stride, K: c.Rollouts, Seed: c.Seed, ResampleDays: c.ResampleDays, Correlation: c.Correlation,
+			OverlapBudgetH: c.OverlapBudget.Hours(), Workers: c.Workers, Version: version},
+		AllowSkip: c.AllowSkip, PartitionFlag: partitionFlag(c.Study, "--partition-nodes"), Logger: g.log(),
+	})
+	if errors.Is(err, sim.ErrUnfit) {
 		return fmt.Errorf("train --model forecast: %w", err)
 	}
-	jobs, fo, err := spec.Prepare(tjobs)
-	if err != nil {
-		if errors.Is(err, features.ErrOptions) {
-			return usageError{err}
-		}
-		return err
-	}
-	workers := c.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	m, err := evaluate.TrainForecast(cmd.Context(), tjobs, jobs, c.RuntimeModel, evaluate.ForecastTrainOptions{
-		Features: fo, Stride: c.Stride, K: c.Rollouts, Seed: c.Seed, ResampleDays: c.ResampleDays, Correlation: c.Correlation, OverlapBudgetH: c.OverlapBudget.Hours(), Workers: workers,
-		Protocol: spec.Name, Version: version,
-		Progress: func(done, total int) {
-			if done%20 == 0 || done == total {
-				g.log().Info("forecast", "windows", done, "of", total)
-			}
-		},
-	})
 	if errors.Is(err, features.ErrOptions) || errors.Is(err, evaluate.ErrPolicy) {
 		return usageError{err}
 	}
 	if err != nil {
 		return err
 	}
-	if err := evaluate.WriteForecastManifest(c.Output, m); err != nil {
-		return err
-	}
+	m := fit.Manifest
 	wall := time.Since(began).Seconds()
 	if g.cfg.JSON {
 		b, err := json.MarshalIndent(map[string]any{"model": evaluate.ForecastKind, "output": c.Output, "wall_sec": wall, "manifest": m}, "", "  ")
@@ -82,10 +60,10 @@ func runTrainForecast(cmd *cobra.Command, g *globalOptions, c TrainConfig) error
 		_, err = fmt.Fprintln(g.stdout, string(b))
 		return err
 	}
-	fmt.Fprintf(g.stdout, "forecast: %d windows x %d chain sizes, K = %d, resample %d days, correlation %g, %.1f s\n", m.Windows, len(fo.ChainNodes), m.K, m.ResampleDays, m.Correlation, wall)
+	fmt.Fprintf(g.stdout, "forecast: %d windows x %d chain sizes, K = %d, resample %d days, correlation %g, %.1f s\n", m.Windows, len(fit.ChainNodes), m.K, m.ResampleDays, m.Correlation, wall)
 	for _, op := range []*train.OperatingPoint{m.Forecast, m.RuntimeEstimate} {
 		fmt.Fprintf(g.stdout, "  %s (budget %g h):\n", op.Rule, op.BudgetH)
-		for _, n := range fo.ChainNodes {
+		for _, n := range fit.ChainNodes {
 			p := op.For(n)
 			fmt.Fprintf(g.stdout, "    %d nodes: %s = %.4g: reduction %.1f%%, mean overlap %.2f h, within budget %v\n",
 				n, op.Param, p.Value, 100*p.InterruptionReduction, p.MeanOverlapH, p.WithinBudget)

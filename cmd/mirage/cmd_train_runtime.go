@@ -9,8 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mirage-hpc/mirage/features"
-	"github.com/mirage-hpc/mirage/internal/digest"
-	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train/jobruntime"
 )
 
@@ -26,35 +24,25 @@ type runtimeSummary struct {
 	Validation []jobruntime.Figures `json:"validation,omitempty"`
 }
 
-// runtimePeriods returns the training and validation periods (Unix
-// seconds) and zone of --study or --protocol (with --start, --windows and
+// runtimeProtocols returns the training protocol and the validation one
+// (nil: none) of --study or --protocol (with --start, --windows and
 // --interval applied to the training period). With --protocol NAME the
-// validation period is NAME-val's when that preset exists.
-func runtimePeriods(c TrainConfig) (tr, va [2]int64, zone string, err error) {
+// validation protocol is NAME-val when that preset exists.
+func runtimeProtocols(c TrainConfig) (tp features.Protocol, vp *features.Protocol, err error) {
 	fc := FeaturesConfig{Protocol: c.Protocol, Study: c.Study, Period: "train", Start: c.Start, Windows: c.Windows, Interval: c.Interval}
-	tp, err := featuresProtocol(fc)
-	if err != nil {
-		return tr, va, "", err
+	if tp, err = featuresProtocol(fc); err != nil {
+		return tp, nil, err
 	}
-	if tr[0], tr[1], err = jobruntime.ProtocolPeriod(tp); err != nil {
-		return tr, va, "", usageError{err}
-	}
-	var vp features.Protocol
-	ok := false
+	var v features.Protocol
 	if c.Study != "" {
 		fc.Period, fc.Start, fc.Windows, fc.Interval = "validation", "", 0, 0
-		vp, err = featuresProtocol(fc)
-		ok = err == nil
-	} else if vp, err = features.LookupProtocol(c.Protocol + "-val"); err == nil {
-		ok = true
-	}
-	if ok {
-		if va[0], va[1], err = jobruntime.ProtocolPeriod(vp); err != nil {
-			return tr, va, "", usageError{err}
+		if v, err = featuresProtocol(fc); err == nil {
+			vp = &v
 		}
-		tr[1] = min(tr[1], va[0]) // the training period ends where validation begins
+	} else if v, err = features.LookupProtocol(c.Protocol + "-val"); err == nil {
+		vp = &v
 	}
-	return tr, va, tp.TZ, nil
+	return tp, vp, nil
 }
 
 // runTrainRuntime trains the run-time model (jobruntime.Train).
@@ -69,23 +57,13 @@ func runTrainRuntime(cmd *cobra.Command, g *globalOptions, c TrainConfig) error 
 		return err
 	}
 	began := time.Now()
-	tr, va, zone, err := runtimePeriods(c)
-	if err != nil {
-		return err
-	}
-	jobs, err := trace.ReadAll(c.Trace)
-	if err != nil {
-		return err
-	}
-	sum, err := digest.File(c.Trace)
+	tp, vp, err := runtimeProtocols(c)
 	if err != nil {
 		return err
 	}
 	p := jobruntime.DefaultParams()
 	p.Seed, p.Threads = c.Seed, c.Threads
-	opts := jobruntime.Options{TrainFrom: tr[0], TrainTo: tr[1], ValidFrom: va[0], ValidTo: va[1], Zone: zone, K: c.CV,
-		Params: p, Version: version, TraceDigest: sum, Logger: g.log()}
-	res, err := jobruntime.Train(cmd.Context(), jobs, c.Output, opts)
+	res, err := jobruntime.TrainTrace(cmd.Context(), c.Trace, c.Output, tp, vp, jobruntime.Options{K: c.CV, Params: p, Version: version, Logger: g.log()})
 	if errors.Is(err, jobruntime.ErrOptions) {
 		return usageError{err}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train"
+	"github.com/mirage-hpc/mirage/train/dqn"
 )
 
 // Exit codes, listed in the root command's help.
@@ -66,6 +67,9 @@ func exitCode(err error) int {
 		errors.Is(err, train.ErrFeatures), errors.Is(err, train.ErrDigest), errors.Is(err, train.ErrSamples),
 		errors.Is(err, train.ErrBadModel), errors.Is(err, sim.ErrUnfit):
 		return exitBadInput
+	case errors.Is(err, train.ErrDevice), errors.Is(err, train.ErrNoCUDA), errors.Is(err, dqn.ErrConfig):
+		// after bad input: a model directory's manifest naming a bad device is bad input
+		return exitUsage
 	}
 	return exitFailure
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/dqn"
 )
 
@@ -163,6 +164,29 @@ func TestExit_StageSentinels(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := exitCode(tt.err); got != tt.want {
 				t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestExitCode_TrainSentinels: a bad device, cuda without CUDA and a bad
+// DQN hyper-parameter document are usage errors; a model directory that
+// fails to open is bad input even when its cause is a bad device name.
+func TestExitCode_TrainSentinels(t *testing.T) {
+	tests := []struct {
+		Name string
+		Err  error
+		Want int
+	}{
+		{"Device", fmt.Errorf("device %q: %w", "gpu", train.ErrDevice), exitUsage},
+		{"NoCUDA", fmt.Errorf("device cuda: %w", train.ErrNoCUDA), exitUsage},
+		{"DQNConfig", fmt.Errorf("train --dqn-config x.json: %w", &dqn.ConfigError{Err: errors.New("json: unknown field")}), exitUsage},
+		{"BadModelDevice", fmt.Errorf("open model m: %w: %w", train.ErrBadModel, train.ErrDevice), exitBadInput},
+	}
+	for _, tt := range tests {
+		t.Run(tt.Name, func(t *testing.T) {
+			if got := exitCode(tt.Err); got != tt.Want {
+				t.Errorf("exitCode(%v) = %d, want %d", tt.Err, got, tt.Want)
 			}
 		})
 	}

@@ -3,6 +3,8 @@ package dqn
 import (
 	"bytes"
 	"context"
+	"io"
+	"log/slog"
 
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/internal/digest"
@@ -29,12 +31,29 @@ type FitOptions struct {
 	// of submitting (ChooseBias; hours of mean overlap per window); 0
 	// means train.DefaultOverlapBudgetH. Negative: no bias chosen.
 	OverlapBudgetH float64
+	// CheckFit makes Fit judge, before any episode, how the trace's jobs
+	// fit the protocol's partition (features.Protocol.Fit, sim.Fit.Check
+	// with AllowSkip; PartitionFlag names the setting that sizes the
+	// partition in the message), logging the warnings. A caller that has
+	// judged it already (a study, before any stage) leaves it false.
+	CheckFit      bool
+	AllowSkip     bool
+	PartitionFlag string
+	// Logger receives the warnings of the fit and, every 50 episodes, the
+	// episode's return, loss and epsilon (nil: discard).
+	Logger *slog.Logger
 }
 
 // Fit trains a DQN on the protocol's training period of a trace and writes
 // the model directory (model.safetensors, curve.csv, manifest.json). It is
-// the Go API behind `mirage train --model dqn`.
+// the Go API behind `mirage train --model dqn` and a study's dqn stage.
+// progress (nil: none) is called after every episode. An unfit trace is an
+// error wrapping sim.ErrUnfit (with CheckFit).
 func Fit(ctx context.Context, opts FitOptions, cfg Config, progress func(CurvePoint)) (*Result, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	var proto features.Protocol
 	if opts.Spec != nil {
 		proto = *opts.Spec
@@ -44,9 +63,14 @@ func Fit(ctx context.Context, opts FitOptions, cfg Config, progress func(CurvePo
 			return nil, err
 		}
 	}
-	tjobs, err := trace.ReadAll(opts.Trace)
+	tjobs, err := trace.ReadAllContext(ctx, opts.Trace)
 	if err != nil {
 		return nil, err
+	}
+	if opts.CheckFit {
+		if err := checkFit(proto, tjobs, opts.AllowSkip, opts.PartitionFlag, log); err != nil {
+			return nil, err
+		}
 	}
 	traceDigest, err := digest.File(opts.Trace)
 	if err != nil {
@@ -60,7 +84,14 @@ func Fit(ctx context.Context, opts FitOptions, cfg Config, progress func(CurvePo
 	if err != nil {
 		return nil, err
 	}
-	res, err := Train(ctx, env, cfg, progress)
+	res, err := Train(ctx, env, cfg, func(p CurvePoint) {
+		if p.Episode%50 == 0 {
+			log.Info("dqn", "episode", p.Episode, "return", p.Return, "loss", p.Loss, "epsilon", p.Epsilon)
+		}
+		if progress != nil {
+			progress(p)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -87,4 +118,18 @@ func Fit(ctx context.Context, opts FitOptions, cfg Config, progress func(CurvePo
 		return nil, err
 	}
 	return res, nil
+}
+
+// checkFit judges how tjobs fit p's partition (sim.Fit.Check), logging
+// the warnings.
+func checkFit(p features.Protocol, tjobs []trace.Job, allowSkip bool, flag string, log *slog.Logger) error {
+	f, err := p.Fit(tjobs)
+	if err != nil {
+		return err
+	}
+	warnings, err := f.Check(allowSkip, flag)
+	for _, w := range warnings {
+		log.Warn(w)
+	}
+	return err
 }
