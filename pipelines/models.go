@@ -149,26 +149,15 @@ func dqnConfig(m ModelSpec) (dqn.Config, error) {
 }
 
 // predictModel predicts r (hours) for the samples with the model in
-// modelDir (pure Go, as mirage predict) and writes
+// modelDir (train.PredictFile, as mirage predict) and writes
 // dir/predictions.parquet.
 func predictModel(ctx context.Context, modelDir, samples, dir string) error {
-	a, err := train.Open(modelDir)
+	a, err := train.OpenPredictor(modelDir)
 	if err != nil {
 		return err
 	}
-	s, meta, err := train.ReadSamples(ctx, samples)
-	if err != nil {
-		return err
-	}
-	if err := a.CheckRuntime(meta); err != nil {
-		return fmt.Errorf("predict %s with %s: %w", samples, modelDir, err)
-	}
-	pred, err := a.Predict(s, meta.SchemaVersion)
-	if err != nil {
-		return fmt.Errorf("predict %s with %s: %w", samples, modelDir, err)
-	}
-	return train.WritePredictions(filepath.Join(dir, "predictions.parquet"), s, pred,
-		filepath.Base(modelDir)+" sha256:"+a.Manifest.ModelSHA256)
+	_, err = train.PredictFile(ctx, a, modelDir, samples, filepath.Join(dir, "predictions.parquet"))
+	return err
 }
 
 // selectDevice is train.SelectDevice for the study's device: a bad name

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -48,7 +47,7 @@ type predictSummary struct {
 	Output     string  `json:"output"`
 	Rows       int     `json:"rows"`
 	WallSec    float64 `json:"wall_sec"`
-	RowsPerSec float64 `json:"rows_per_sec"` // prediction only
+	RowsPerSec float64 `json:"rows_per_sec"` // over the whole call: reading, predicting, writing
 	// MAEH is the mean absolute error in hours when the samples have labels.
 	MAEH *float64 `json:"mae_h,omitempty"`
 }
@@ -66,37 +65,14 @@ func runPredict(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return fmt.Errorf("predict: --model: %w", err)
 	}
-	s, meta, err := train.ReadSamples(cmd.Context(), c.Samples)
+	ps, err := train.PredictFile(cmd.Context(), a, c.Model, c.Samples, c.Output)
 	if err != nil {
 		return err
 	}
-	if err := a.CheckRuntime(meta); err != nil {
-		return fmt.Errorf("predict %s with %s: %w", c.Samples, c.Model, err)
-	}
-	t0 := time.Now()
-	pred, err := a.Predict(s, meta.SchemaVersion)
-	if err != nil {
-		return fmt.Errorf("predict %s with %s: %w", c.Samples, c.Model, err)
-	}
-	predSec := time.Since(t0).Seconds()
-	// The model's name and digest, not its path as spelled: the output
-	// does not depend on where the model is.
-	if err := train.WritePredictions(c.Output, s, pred, filepath.Base(filepath.Clean(c.Model))+" sha256:"+a.Manifest.ModelSHA256); err != nil {
-		return err
-	}
-	sum := predictSummary{Model: c.Model, Kind: a.Manifest.Kind, Output: c.Output, Rows: s.Len(),
+	sum := predictSummary{Model: c.Model, Kind: ps.Kind, Output: c.Output, Rows: ps.Rows, MAEH: ps.MAEH,
 		WallSec: time.Since(began).Seconds()}
-	if predSec > 0 {
-		sum.RowsPerSec = float64(s.Len()) / predSec
-	}
-	if len(s.LabelRSec) == s.Len() && s.Len() > 0 {
-		var mae float64
-		for i, p := range pred {
-			d := float64(p) - float64(s.LabelRSec[i])/3600
-			mae += max(d, -d)
-		}
-		mae /= float64(s.Len())
-		sum.MAEH = &mae
+	if sum.WallSec > 0 {
+		sum.RowsPerSec = float64(sum.Rows) / sum.WallSec
 	}
 	if g.cfg.JSON {
 		b, err := json.MarshalIndent(sum, "", "  ")
