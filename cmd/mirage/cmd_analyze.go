@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -101,9 +100,6 @@ func runAnalyze(cmd *cobra.Command, g *globalOptions, o *analyzeOptions, path st
 	}
 	a, err := analyze.Run(cmd.Context(), path, o.out, opts)
 	if err != nil {
-		if errors.Is(err, analyze.ErrOptions) {
-			return usageError{err}
-		}
 		return err
 	}
 	page := filepath.Join(o.out, analyze.Page)

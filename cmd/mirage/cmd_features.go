@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -167,9 +166,6 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 	}
 	if c.RuntimeModel != "" {
 		if in.RunTimes, err = evaluate.FeatureRunTimeModel(c.RuntimeModel); err != nil {
-			if errors.Is(err, evaluate.ErrPolicy) {
-				err = usageError{err}
-			}
 			return fmt.Errorf("features build: %w", err)
 		}
 	}

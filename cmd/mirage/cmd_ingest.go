@@ -127,8 +127,6 @@ func runIngest(cmd *cobra.Command, g *globalOptions, inputs []string) error {
 	sum, err := ingest.Run(cmd.Context(), inputs, cfg.Output, opts)
 	bar.finish()
 	switch {
-	case errors.Is(err, ingest.ErrOutputIsInput), errors.Is(err, ingest.ErrBadOption):
-		return usageError{err}
 	case errors.Is(err, ingest.ErrNoJobs):
 		if perr := printIngest(g, sum, false); perr != nil {
 			return perr

@@ -108,7 +108,7 @@ queued.
 			res, err := pipelines.Run(cmd.Context(), s, pipelines.RunOptions{Trace: tracePath, Out: out, Version: version,
 				Workers: workers, Jobs: jobs, Force: force, DryRun: status, Verify: verify, Executor: exec, Logger: g.log()})
 			if err != nil {
-				return studyError(err)
+				return err
 			}
 			if status { // the jobs the Slurm executor submitted, if any
 				if err := slurm.Jobs(cmd.Context(), out, res); err != nil {
@@ -248,7 +248,7 @@ func newPipelineRunStageCommand(g *globalOptions) *cobra.Command {
 			res, err := pipelines.Run(cmd.Context(), s, pipelines.RunOptions{Trace: tracePath, Out: out, Version: keyVersion,
 				Workers: workers, Force: force, Only: args[0], Shards: shards, Shard: shard, Merge: merge, Verify: verify, Logger: g.log()})
 			if err != nil {
-				return studyError(err)
+				return err
 			}
 			for _, r := range res {
 				if r.Name == args[0] {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,8 +10,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mirage-hpc/mirage/evaluate"
-	"github.com/mirage-hpc/mirage/internal/atomicdir"
 	"github.com/mirage-hpc/mirage/reports"
 )
 
@@ -106,10 +103,6 @@ func runReport(cmd *cobra.Command, g *globalOptions, o reportOptions, dir string
 	}
 	rep, err := reports.Render(cmd.Context(), dir, out, opts)
 	if err != nil {
-		if errors.Is(err, reports.ErrNoEvaluation) || errors.Is(err, reports.ErrNoDQNCurve) ||
-			errors.Is(err, evaluate.ErrModelDir) || errors.Is(err, reports.ErrOutDir) || errors.Is(err, atomicdir.ErrForeign) {
-			return usageError{err}
-		}
 		return err
 	}
 	for _, n := range rep.Notes {

@@ -178,7 +178,7 @@ func checkStudyTrace(study, tracePath string) error {
 	if err != nil {
 		return err
 	}
-	return studyError(s.CheckTrace(tracePath))
+	return s.CheckTrace(tracePath)
 }
 
 // studyError makes an error about a study's contents a usage error.

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mirage-hpc/mirage/evaluate"
-	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/dqn"
@@ -350,9 +349,6 @@ func runTrainDQN(cmd *cobra.Command, g *globalOptions, c TrainConfig) error {
 		cfg, nil)
 	if errors.Is(err, sim.ErrUnfit) {
 		return fmt.Errorf("train --model dqn: %w", err)
-	}
-	if errors.Is(err, features.ErrOptions) {
-		return usageError{err}
 	}
 	if err != nil {
 		return err

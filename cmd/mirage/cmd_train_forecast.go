@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mirage-hpc/mirage/evaluate"
-	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/train"
 )
@@ -43,9 +42,6 @@ func runTrainForecast(cmd *cobra.Command, g *globalOptions, c TrainConfig) error
 	})
 	if errors.Is(err, sim.ErrUnfit) {
 		return fmt.Errorf("train --model forecast: %w", err)
-	}
-	if errors.Is(err, features.ErrOptions) || errors.Is(err, evaluate.ErrPolicy) {
-		return usageError{err}
 	}
 	if err != nil {
 		return err

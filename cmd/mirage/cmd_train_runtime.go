@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -64,9 +63,6 @@ func runTrainRuntime(cmd *cobra.Command, g *globalOptions, c TrainConfig) error 
 	p := jobruntime.DefaultParams()
 	p.Seed, p.Threads = c.Seed, c.Threads
 	res, err := jobruntime.TrainTrace(cmd.Context(), c.Trace, c.Output, tp, vp, jobruntime.Options{K: c.CV, Params: p, Version: version, Logger: g.log()})
-	if errors.Is(err, jobruntime.ErrOptions) {
-		return usageError{err}
-	}
 	if err != nil {
 		return err
 	}

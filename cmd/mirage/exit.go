@@ -9,13 +9,18 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mirage-hpc/mirage/analyze"
 	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/ingest"
+	"github.com/mirage-hpc/mirage/internal/atomicdir"
+	"github.com/mirage-hpc/mirage/pipelines"
+	"github.com/mirage-hpc/mirage/reports"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
 	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/dqn"
+	"github.com/mirage-hpc/mirage/train/jobruntime"
 )
 
 // Exit codes, listed in the root command's help.
@@ -61,7 +66,11 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &ue), errors.Is(err, sim.ErrProfile), errors.Is(err, sim.ErrOverride), errors.Is(err, evaluate.ErrPolicy), errors.Is(err, features.ErrOptions):
+	case errors.As(err, &ue), errors.Is(err, sim.ErrProfile), errors.Is(err, sim.ErrOverride), errors.Is(err, evaluate.ErrPolicy), errors.Is(err, features.ErrOptions),
+		errors.Is(err, analyze.ErrOptions), errors.Is(err, jobruntime.ErrOptions), errors.Is(err, pipelines.ErrStudy),
+		errors.Is(err, ingest.ErrOutputIsInput), errors.Is(err, ingest.ErrBadOption),
+		errors.Is(err, reports.ErrNoEvaluation), errors.Is(err, reports.ErrNoDQNCurve), errors.Is(err, reports.ErrOutDir),
+		errors.Is(err, evaluate.ErrModelDir), errors.Is(err, atomicdir.ErrForeign):
 		return exitUsage
 	case ingest.IsInputError(err), errors.Is(err, trace.ErrSchemaVersion), errors.Is(err, trace.ErrBadState), errors.Is(err, trace.ErrDamaged),
 		errors.Is(err, train.ErrFeatures), errors.Is(err, train.ErrDigest), errors.Is(err, train.ErrSamples),
