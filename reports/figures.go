@@ -24,6 +24,7 @@ type figureInput struct {
 	chains  []chainWindows
 	all     map[int][]Stats // per chain size, every policy over all windows
 	recs    []Recommendation
+	grounds groundsInput
 	labels  *Labels
 	order   []string // policies, in the evaluation's order
 	budgetH float64
@@ -104,7 +105,7 @@ func frontierFigure(in *figureInput) Figure {
 		}
 		for _, r := range in.recs {
 			if r.Nodes == cw.Nodes {
-				f.Series = append(f.Series, Series{Label: "recommended", Kind: "points", Panel: ci, Highlight: true,
+				f.Series = append(f.Series, Series{Label: r.role(), Kind: "points", Panel: ci, Highlight: true,
 					Style: in.labels.Style(r.Stats.Policy), X: []float64{round(r.Stats.OverlapH.Point)}, Y: []float64{round(r.Stats.InterruptionH.Point)}})
 			}
 		}
@@ -113,7 +114,7 @@ func frontierFigure(in *figureInput) Figure {
 	}
 	f.Caption = "Each policy's mean interruption against its mean overlap per validation window; a parameter sweep " +
 		"(θ for models of r, τ for classifiers, margin for estimates) is a curve through its variants, ends labelled; " +
-		"the ringed point is the recommendation (largest interruption reduction with mean overlap within the budget, " +
+		"the ringed point is the recommendation, or the best candidate when the report recommends nothing (largest interruption reduction with mean overlap within the budget, " +
 		"the dashed vertical line). Points beyond the right edge are drawn at the edge with their overlap written beside them. " +
 		"Lower left is better; the oracle is the hindsight bound."
 	return f
@@ -345,7 +346,7 @@ func stripFigure(in *figureInput) Figure {
 			if r.Nodes != cw.Nodes {
 				continue
 			}
-			s := Series{Label: in.labels.Label(r.Stats.Policy) + " (recommended)", Kind: "points", Panel: ci,
+			s := Series{Label: in.labels.Label(r.Stats.Policy) + " (" + r.role() + ")", Kind: "points", Panel: ci,
 				Style: in.labels.Style(r.Stats.Policy), X: days}
 			for _, v := range cw.RSec[r.Stats.Policy] {
 				s.Y = append(s.Y, round(signedH(v)))
@@ -362,7 +363,7 @@ func stripFigure(in *figureInput) Figure {
 		f.Series = append(f.Series, Series{Kind: "curve", Panel: ci, Style: 0, X: []float64{days[0], days[len(days)-1]}, Y: []float64{0, 0}})
 	}
 	f.Caption = "One column of points per validation window, in time order: the reactive policy's interruption (how " +
-		"hard the window is), the recommended policy's r and the oracle's r. Points above 0 are interruptions, below 0 " +
+		"hard the window is), the recommended policy's (or best candidate's) r and the oracle's r. Points above 0 are interruptions, below 0 " +
 		"overlap; where the recommended policy sits above 0 it failed to submit Q early enough."
 	return f
 }

@@ -119,21 +119,23 @@ type htmlLoad struct {
 }
 
 type htmlPage struct {
-	Study   Study
-	Budget  string
-	Chains  []htmlChain
-	Key     []KeyItem
-	Figures []template.HTML
-	Notes   []string
-	Manif   []ModelInfo
-	DQN     []DQNModel
-	Points  []PointRow
-	Calib   []htmlCalibration
-	Loads   []htmlLoad // windows per load class (no stats)
+	Study Study
+	// FidelityText states the simulator's fidelity (fidelityText).
+	FidelityText string
+	Budget       string
+	Chains       []htmlChain
+	Key          []KeyItem
+	Figures      []template.HTML
+	Notes        []string
+	Manif        []ModelInfo
+	DQN          []DQNModel
+	Points       []PointRow
+	Calib        []htmlCalibration
+	Loads        []htmlLoad // windows per load class (no stats)
 }
 
 func pageData(rep *Report, figs []template.HTML) htmlPage {
-	pg := htmlPage{Study: rep.Study, Budget: fmtG(rep.Study.BudgetH), Key: rep.Key, Figures: figs, Notes: rep.Notes,
+	pg := htmlPage{Study: rep.Study, FidelityText: fidelityText(rep), Budget: fmtG(rep.Study.BudgetH), Key: rep.Key, Figures: figs, Notes: rep.Notes,
 		Manif: rep.Manif}
 	label := func(p string) string { return p }
 	if rep.labels != nil {

@@ -66,6 +66,10 @@ type Options struct {
 	// directory, or absolute) to the trace analysis page, shown in the
 	// page header.
 	AnalysisHref string
+	// Fidelity is the simulator's fidelity on the trace (nil: not
+	// measured); Grounds the thresholds a recommendation must clear.
+	Fidelity *Fidelity
+	Grounds  Grounds
 	// Logger receives progress and warnings; nil discards them.
 	Logger *slog.Logger
 }
@@ -82,6 +86,10 @@ type Report struct {
 	HTML            string           `json:"html"`
 	Study           Study            `json:"study"`
 	Recommendations []Recommendation `json:"recommendations"`
+	// Fidelity is the simulator's fidelity the grounds were judged on
+	// (nil: not measured); Grounds their thresholds.
+	Fidelity *Fidelity `json:"fidelity,omitempty"`
+	Grounds  Grounds   `json:"grounds"`
 	// Stats are every policy's outcomes per chain size over all windows,
 	// then per load class.
 	Stats   []Stats          `json:"stats"`
@@ -200,26 +208,32 @@ func build(ctx context.Context, evalDir string, opts Options) (Report, error) {
 		if err != nil {
 			return Report{}, err
 		}
-		first, last := int64(0), int64(0)
-		for i, j := range jobs {
+		first, last, dated := int64(0), int64(0), false
+		for _, j := range jobs {
 			if w, ok := j.Wait(); ok {
 				waits = append(waits, w.Hours())
 			}
+			if j.Submit.IsZero() {
+				continue // no submission time: not a date of the trace
+			}
 			s := j.Submit.Unix()
-			if i == 0 || s < first {
+			if !dated || s < first {
 				first = s
 			}
-			last = max(last, s)
+			last, dated = max(last, s), true
 		}
+		st.TraceWaits = len(waits)
 		st.Trace, st.TraceJobs = filepath.Base(opts.Trace), len(jobs)
-		if len(jobs) > 0 {
+		if dated {
 			st.TraceFirst = time.Unix(first, 0).UTC().Format("2006-01-02")
 			st.TraceLast = time.Unix(last, 0).UTC().Format("2006-01-02")
 		}
 	}
 	rep.Study = st
+	rep.Fidelity, rep.Grounds = opts.Fidelity, opts.Grounds.withDefaults()
 	in := &figureInput{chains: groupWindows(rows), all: map[int][]Stats{}, labels: labels, order: order,
-		budgetH: st.BudgetH, lambda: m.Lambda, boot: boot{reps: opts.Resamples, seed: opts.Seed}}
+		budgetH: st.BudgetH, lambda: m.Lambda, boot: boot{reps: opts.Resamples, seed: opts.Seed},
+		grounds: groundsInput{grounds: rep.Grounds, fidelity: opts.Fidelity, trace: opts.Trace != "", waitsKnown: st.TraceWaits}}
 	for _, cw := range in.chains {
 		for _, p := range order {
 			if _, ok := cw.RSec[p]; !ok {
@@ -329,11 +343,12 @@ func recommendation(in *figureInput, n int) Recommendation {
 	all := in.all[n]
 	best, ok := recommend(all, in.budgetH)
 	r := Recommendation{Nodes: n, Stats: best, WithinBudget: ok}
+	reactive := false
 	for i := range all {
 		s := all[i]
 		switch s.Policy {
 		case "reactive":
-			r.ReactiveH = s.InterruptionH.Point
+			r.ReactiveH, reactive = s.InterruptionH.Point, true
 		case evaluate.OracleName:
 			r.Oracle = &s
 			g := best.InterruptionH.Point - s.InterruptionH.Point
@@ -346,6 +361,8 @@ func recommendation(in *figureInput, n int) Recommendation {
 			}
 		}
 	}
+	r.Withheld = withheld(r, reactive, in.grounds)
+	r.Recommended = len(r.Withheld) == 0
 	return r
 }
 

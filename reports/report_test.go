@@ -172,7 +172,7 @@ func TestRender_SelfContainedWellFormed(t *testing.T) {
 	}
 	s := string(page)
 	for _, want := range []string{"Study</dt><dd>hand", "Decision interval</dt><dd>10 min", "Overlap budget</dt><dd>1 h",
-		"Chains of 1 node(s): deploy", "bootstrap", "Key to labels", `href="../analysis/index.html"`,
+		"Chains of 1 node(s): no recommendation", `data-reason="no-reduction"`, "bootstrap", "Key to labels", `href="../analysis/index.html"`,
 		"3/3: 100.0 %", "Predicted vs actual r is not drawn"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report.html lacks %q", want)

@@ -20,6 +20,9 @@ type Study struct {
 	TraceFirst string `json:"trace_first,omitempty"`
 	TraceLast  string `json:"trace_last,omitempty"`
 	TraceJobs  int    `json:"trace_jobs,omitempty"`
+	// TraceWaits is the number of the trace's jobs with a recorded wait
+	// (their start known): 0 when its waits are unknown.
+	TraceWaits int `json:"trace_waits_known"`
 	// Protocol, Profile, Mode and PartitionNodes are the evaluation
 	// protocol's (metrics.json); empty or 0 when it records none.
 	Protocol       string `json:"protocol,omitempty"`
@@ -67,6 +70,11 @@ type Recommendation struct {
 	OracleCost *Stats   `json:"oracle_cost,omitempty"`
 	GapH       *float64 `json:"gap_to_oracle_h,omitempty"`
 	CostRatio  *float64 `json:"cost_vs_oracle_cost,omitempty"`
+	// Recommended says whether the report recommends Stats' policy: it
+	// does only with grounds (Grounds), and Withheld says why not
+	// otherwise (Stats is then the best candidate, not a recommendation).
+	Recommended bool     `json:"recommended"`
+	Withheld    []Reason `json:"withheld,omitempty"`
 }
 
 // recommend picks, among the non-oracle, non-sweep policies of a chain size, the
@@ -115,4 +123,13 @@ func duration(d time.Duration) string {
 		return fmt.Sprintf("%d min", d/time.Minute)
 	}
 	return d.String()
+}
+
+// role is how the figures label r's policy: "recommended", or "best
+// candidate" when the recommendation is withheld.
+func (r Recommendation) role() string {
+	if r.Recommended {
+		return "recommended"
+	}
+	return "best candidate"
 }

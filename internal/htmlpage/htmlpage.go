@@ -74,6 +74,8 @@ dl.facts dt { font-weight: bold; }
 dl.facts dd { margin: 0; }
 .summary { background: #f6f9fc; border: 1px solid #cfe0ee; padding: 0.5rem 1rem; border-radius: 4px; }
 .rec { font-size: 1.05rem; }
+.norec { border-left: 4px solid #a50; background: #fff6e8; padding: 0.3rem 1rem; margin: 0.5rem 0; }
+.norec ul { margin: 0.2rem 0 0.4rem; }
 figure { margin: 1.5rem 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: 0.9rem; color: #444; max-width: 60rem; }
