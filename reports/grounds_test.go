@@ -31,7 +31,7 @@ func TestWithheld(t *testing.T) {
 		{"Grounded", good, true, groundsInput{fidelity: fid(0.7), trace: true, waitsKnown: 1000}, nil},
 		{"NoFidelityMeasured", good, true, groundsInput{}, nil},
 		{"WaitsUnknown", good, true, groundsInput{trace: true}, []string{"waits-unknown"}},
-		{"FidelityNoJobs", good, true, groundsInput{fidelity: &Fidelity{}, }, []string{"waits-unknown"}},
+		{"FidelityNoJobs", good, true, groundsInput{fidelity: &Fidelity{}}, []string{"waits-unknown"}},
 		{"LowFidelity", good, true, groundsInput{fidelity: fid(0.3), trace: true, waitsKnown: 1000}, []string{"low-fidelity"}},
 		{"ThresholdSet", good, true, groundsInput{grounds: Grounds{MinSpearman: 0.2}, fidelity: fid(0.3)}, nil},
 		{"FidelityOff", good, true, groundsInput{grounds: Grounds{MinSpearman: -1}, fidelity: fid(0.1)}, nil},
