@@ -34,6 +34,9 @@ type Overrides struct {
 	PartitionNodes int
 	// ChainNodes are the chain sizes.
 	ChainNodes []int
+	// ChainLimit is the chain's jobs' time limit (Protocol.ChainLimit),
+	// a whole number of seconds.
+	ChainLimit time.Duration
 }
 
 // Apply returns p with the overrides o. A bad override is an error
@@ -95,6 +98,12 @@ func (o Overrides) Apply(p Protocol) (Protocol, error) {
 		if n < 1 {
 			return bad("--chain-nodes %v: want positive integers", o.ChainNodes)
 		}
+	}
+	if o.ChainLimit < 0 || o.ChainLimit%time.Second != 0 {
+		return bad("--chain-limit %s: want a positive whole number of seconds", o.ChainLimit)
+	}
+	if o.ChainLimit > 0 {
+		p.ChainLimit = o.ChainLimit
 	}
 	if len(o.ChainNodes) > 0 {
 		p.ChainNodes = append([]int(nil), o.ChainNodes...)

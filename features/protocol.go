@@ -39,6 +39,10 @@ type Protocol struct {
 	Grid *GridOptions `json:"grid,omitempty"`
 	// ChainNodes are the chain sizes.
 	ChainNodes []int `json:"chain_nodes"`
+	// ChainLimit is the time limit of the chain's jobs P and Q (their
+	// run time too: a service runs until its limit); 0 means 48 h
+	// (Options.ChainLimitSec's default).
+	ChainLimit time.Duration `json:"chain_limit,omitempty"`
 	// InferDeps runs sim.FromTrace with the profile's dependency inference
 	// (sim.Profile.DependencyOptions); InferCapacity sets the
 	// configuration's capacity timeline to sim.InferCapacity with the
@@ -159,6 +163,7 @@ func (p Protocol) Prepare(tjobs []trace.Job) ([]sim.Job, Options, error) {
 		IntervalSec: int64(p.Interval / time.Second), Windows: p.Windows,
 		WarmupSec: int64(p.Warmup / time.Second), WorkloadSec: int64(p.Workload / time.Second),
 		Probes: p.Probes, ChainNodes: p.ChainNodes, Location: loc,
+		ChainLimitSec: int64(p.ChainLimit / time.Second),
 	}
 	if p.Grid != nil {
 		g := *p.Grid

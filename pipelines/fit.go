@@ -35,6 +35,9 @@ func (s *Study) CheckFit(jobs []trace.Job) error {
 	if err != nil {
 		return err
 	}
+	if err := s.checkChainLimit(jobs); err != nil {
+		return err
+	}
 	f := sim.CheckFit(jobs, nodes, 0, 0)
 	if f.TooWide() && !s.Cluster.AllowSkip {
 		return fmt.Errorf("%w: %s in the study file (or delete it and rerun make run NODES=%d), or set cluster.allow_skip: true to run without them",

@@ -47,8 +47,9 @@ const (
 // size from the most nodes the trace's jobs held at once (or
 // o.PartitionNodes), a training
 // period over the first TrainShare of its submit span and a validation
-// period after a gap of one window, 1- and 8-node chains (8 only when
-// the partition has at least 16 nodes), warm windows with inferred
+// period after a gap of one window, the chain's shape from the trace's
+// long jobs (proposeChainShape: their common limit, 1 node and their
+// common multi-node size), warm windows with inferred
 // dependencies and capacity, the decision grid and a 1 h overlap budget,
 // or o.ModelsFrom's models, policies, budget, sweep and predictions. It refuses a trace whose dates are relative to 1970 (an SWF file
 // without its start time) and one too short for a window in each period.
@@ -149,16 +150,14 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 			return nil, err
 		}
 	}
-	chains := []int{1}
-	if nodes >= 16 {
-		chains = append(chains, 8)
-	}
+	shape := proposeChainShape(jobs, nodes)
+	chains := shape.nodes
 	const layout = "2006-01-02T15:04:05"
 	s := &Study{
 		Name:    o.Name,
 		Trace:   TraceSpec{Zone: o.Zone},
 		Cluster: ClusterSpec{Profile: "default", Nodes: nodes, InferDependencies: true, InferCapacity: true},
-		Chains:  ChainSpec{Nodes: chains},
+		Chains:  ChainSpec{Nodes: chains, Limit: Duration(time.Duration(shape.limit) * time.Second)},
 		Periods: PeriodsSpec{
 			Train:      Period{Start: start.In(loc).Format(layout), Windows: trainWindows, Stride: Duration(proposeStride)},
 			Validation: Period{Start: valStart.In(loc).Format(layout), Windows: valWindows, Stride: Duration(proposeStride)},
@@ -185,7 +184,8 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		fmt.Sprintf("partition of %d nodes: %s", nodes, nodesFrom),
 		fmt.Sprintf("training: %d windows every %s from %s; validation: %d windows from %s, one window (%s) after training ends",
 			trainWindows, proposeStride, s.Periods.Train.Start, valWindows, s.Periods.Validation.Start, window),
-		fmt.Sprintf("chains of %v nodes; %s; decision grid; overlap budget 1h", chains, mode),
+		fmt.Sprintf("chains of %v nodes, limit %s: %s", chains, durText(shape.limit), shape.why),
+		fmt.Sprintf("%s; decision grid; overlap budget 1h", mode),
 	}
 	if m := o.ModelsFrom; m != nil {
 		notes = append(notes, fmt.Sprintf("models, policies, budget, sweep and predictions of study %s", m.Name))

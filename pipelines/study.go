@@ -180,6 +180,11 @@ type ClusterSpec struct {
 type ChainSpec struct {
 	// Nodes are the chain sizes in nodes, one chain per size and window.
 	Nodes []int `yaml:"nodes" mapstructure:"nodes" json:"nodes"`
+	// Limit is the time limit of the chain's jobs (and their run time:
+	// a service runs until its limit); 0 means 48 h. It must not exceed
+	// the longest limit the trace's jobs had (CheckFit): a real Slurm
+	// refuses a job above its partition's maximum time.
+	Limit Duration `yaml:"limit,omitempty" mapstructure:"limit" json:"limit,omitempty"`
 }
 
 // PeriodsSpec are the windows: a training and a validation period with
@@ -290,6 +295,8 @@ func (s *Study) Validate() error {
 		return bad("cluster.nodes", "%d: want a node count >= 0 (0 = the profile's)", s.Cluster.Nodes)
 	case len(s.Chains.Nodes) == 0:
 		return bad("chains.nodes", "required: at least one chain size")
+	case s.Chains.Limit < 0 || time.Duration(s.Chains.Limit)%time.Minute != 0:
+		return bad("chains.limit", "%v: want a whole number of minutes >= 0 (0 = 48h), as Slurm's --time", time.Duration(s.Chains.Limit))
 	case s.Periods.Mode != "cold" && s.Periods.Mode != "warm":
 		return bad("periods.mode", "%q: want cold or warm", s.Periods.Mode)
 	case s.Periods.Warmup < 0 || s.Periods.Workload <= 0:
@@ -417,7 +424,7 @@ func (s *Study) Protocols() (train, validation features.Protocol, err error) {
 	p := features.Protocol{
 		Name: s.Name, Nodes: s.Cluster.Nodes, Mode: s.Periods.Mode,
 		TZ: s.Trace.Zone, Warmup: time.Duration(s.Periods.Warmup), Workload: time.Duration(s.Periods.Workload),
-		ChainNodes: append([]int(nil), s.Chains.Nodes...),
+		ChainNodes: append([]int(nil), s.Chains.Nodes...), ChainLimit: time.Duration(s.Chains.Limit),
 	}
 	p.SetProfile(prof)
 	p.InferDeps, p.InferCapacity = s.Cluster.InferDependencies, s.Cluster.InferCapacity
