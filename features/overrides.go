@@ -112,8 +112,9 @@ func (o Overrides) Apply(p Protocol) (Protocol, error) {
 }
 
 // PartitionNodes returns the size of the protocol's simulated partition:
-// Nodes, or its profile's. A profile that does not load is an error
-// wrapping ErrOptions.
+// Nodes, or its profile's (for a profile with partitions, the protocol's
+// partition's, which may be sized from the trace: Fit). A profile that
+// does not load is an error wrapping ErrOptions.
 func (p Protocol) PartitionNodes() (int, error) {
 	if p.Nodes > 0 {
 		return p.Nodes, nil
@@ -125,12 +126,16 @@ func (p Protocol) PartitionNodes() (int, error) {
 	return prof.Config.Nodes, nil
 }
 
-// Fit returns how the trace's jobs fit the protocol's partition over
-// the whole trace (sim.CheckFit); its Check judges it.
+// Fit returns how the trace's jobs of the protocol's partition fit it
+// over the whole trace (sim.CheckFit); its Check judges it.
 func (p Protocol) Fit(tjobs []trace.Job) (sim.Fit, error) {
-	nodes, err := p.PartitionNodes()
+	prof, err := p.SimProfile()
+	if err != nil {
+		return sim.Fit{}, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	jobs, nodes, err := p.partitionJobs(prof, tjobs)
 	if err != nil {
 		return sim.Fit{}, err
 	}
-	return sim.CheckFit(tjobs, nodes, 0, 0), nil
+	return sim.CheckFit(jobs, nodes, 0, 0), nil
 }

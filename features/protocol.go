@@ -3,6 +3,7 @@ package features
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mirage-hpc/mirage/sim"
@@ -23,6 +24,11 @@ type Protocol struct {
 	Profile     string       `json:"profile"`
 	ProfileSpec *sim.Profile `json:"profile_spec,omitempty"`
 	Nodes       int          `json:"nodes"`
+	// Partition names the profile's partition the chains run in
+	// (sim.Partition): only its jobs are simulated, on its nodes unless
+	// Nodes overrides them. "" is the profile's default partition: every
+	// job for a profile without partitions.
+	Partition string `json:"partition,omitempty"`
 	// Mode is "cold" or "warm" (sim.ParseWindowMode).
 	Mode string `json:"mode"`
 	// Start is the first window's start, "2006-01-02T15:04:05" in TZ.
@@ -131,8 +137,8 @@ func (p Protocol) Prepare(tjobs []trace.Job) ([]sim.Job, Options, error) {
 		return nil, Options{}, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
 	cfg := prof.Config
-	if p.Nodes > 0 {
-		cfg.Nodes = p.Nodes
+	if tjobs, cfg.Nodes, err = p.partitionJobs(prof, tjobs); err != nil {
+		return nil, Options{}, err
 	}
 	mode, err := sim.ParseWindowMode(p.Mode)
 	if err != nil {
@@ -170,4 +176,28 @@ func (p Protocol) Prepare(tjobs []trace.Job) ([]sim.Job, Options, error) {
 		o.Grid = &g
 	}
 	return jobs, o, nil
+}
+
+// partitionJobs returns the jobs of the protocol's partition of prof and
+// the partition's size (p.Nodes when set): every job and the profile's
+// size for a profile without partitions. A partition the profile does
+// not have is an error wrapping ErrOptions.
+func (p Protocol) partitionJobs(prof sim.Profile, tjobs []trace.Job) ([]trace.Job, int, error) {
+	nodes := prof.Config.Nodes
+	if len(prof.Partitions) > 0 || p.Partition != "" {
+		pj, ok := sim.FindPartition(prof.Split(tjobs), p.Partition)
+		if !ok {
+			var names []string
+			for _, part := range prof.Partitions {
+				names = append(names, part.Name)
+			}
+			return nil, 0, fmt.Errorf("%w: partition %q: profile %s has none of that name (its partitions: %s; %s: the jobs of no other)",
+				ErrOptions, p.Partition, prof.Name, strings.Join(names, ", "), sim.DefaultPartition)
+		}
+		tjobs, nodes = pj.Jobs(tjobs), pj.Partition.Nodes
+	}
+	if p.Nodes > 0 {
+		nodes = p.Nodes
+	}
+	return tjobs, nodes, nil
 }

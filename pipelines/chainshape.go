@@ -110,17 +110,21 @@ func proposeChainShape(jobs []trace.Job, partitionNodes int) chainShape {
 }
 
 // checkChainLimit refuses a chain limit (0: the default) above the
-// longest limit the trace's jobs had: a real Slurm would refuse the job
-// (its partition's maximum time).
-func (s *Study) checkChainLimit(jobs []trace.Job) error {
+// partition's maximum time maxTimeSec (0: unknown), or, when it is
+// unknown, above the longest limit the partition's jobs had: a real
+// Slurm would refuse the job.
+func (s *Study) checkChainLimit(jobs []trace.Job, maxTimeSec int64) error {
 	limit := time.Duration(s.Chains.Limit)
 	if limit == 0 {
 		limit = defaultChainLimit
 	}
-	longest := longestLimit(jobs)
-	if longest > 0 && int64(limit/time.Second) > longest {
-		return fmt.Errorf("%w: chains.limit %s is above the longest limit of any of the trace's jobs (%s): a real Slurm would refuse the chain's jobs; set chains.limit to at most %s",
-			ErrStudy, durText(int64(limit/time.Second)), durText(longest), durText(longest))
+	most, what := maxTimeSec, "the partition's maximum time"
+	if most <= 0 {
+		most, what = longestLimit(jobs), "the longest limit of any of the trace's jobs"
+	}
+	if most > 0 && int64(limit/time.Second) > most {
+		return fmt.Errorf("%w: chains.limit %s is above %s (%s): a real Slurm would refuse the chain's jobs; set chains.limit to at most %s",
+			ErrStudy, durText(int64(limit/time.Second)), what, durText(most), durText(most))
 	}
 	return nil
 }

@@ -63,7 +63,7 @@ func TestCheckChainLimit(t *testing.T) {
 		ok    bool
 	}{{0, false}, {24 * time.Hour, true}, {12 * time.Hour, true}, {25 * time.Hour, false}} {
 		s := &Study{Chains: ChainSpec{Limit: Duration(c.limit)}}
-		err := s.checkChainLimit(jobs)
+		err := s.checkChainLimit(jobs, 0)
 		if (err == nil) != c.ok {
 			t.Errorf("limit %v: %v, want ok %v", c.limit, err, c.ok)
 		}
@@ -71,7 +71,11 @@ func TestCheckChainLimit(t *testing.T) {
 			t.Errorf("limit %v: %v: want ErrStudy naming the longest limit", c.limit, err)
 		}
 	}
-	if err := (&Study{}).checkChainLimit(shapeJobs([3]int{-1, 1, 3})); err != nil {
+	// The partition's maximum time wins over the jobs' limits.
+	if err := (&Study{Chains: ChainSpec{Limit: Duration(20 * time.Hour)}}).checkChainLimit(jobs, 12*3600); err == nil || !strings.Contains(err.Error(), "maximum time (12h)") {
+		t.Errorf("above the partition's maximum time: %v", err)
+	}
+	if err := (&Study{}).checkChainLimit(shapeJobs([3]int{-1, 1, 3}), 0); err != nil {
 		t.Errorf("a trace without limits: %v", err)
 	}
 }

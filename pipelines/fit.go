@@ -2,6 +2,7 @@ package pipelines
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
@@ -31,14 +32,25 @@ func (s *Study) partitionNodes() (int, error) {
 // trace whose waits are all -1): warm windows and the inferences read
 // the trace's real starts.
 func (s *Study) CheckFit(jobs []trace.Job) error {
-	nodes, err := s.partitionNodes()
+	p, _, err := s.Protocols()
 	if err != nil {
 		return err
 	}
-	if err := s.checkChainLimit(jobs); err != nil {
+	prof, err := p.SimProfile()
+	if err != nil {
 		return err
 	}
-	f := sim.CheckFit(jobs, nodes, 0, 0)
+	part, err := s.partition(prof, jobs)
+	if err != nil {
+		return err
+	}
+	if err := s.checkChainLimit(part.Jobs(jobs), part.Partition.MaxTimeSec); err != nil {
+		return err
+	}
+	f, err := p.Fit(jobs)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStudy, err)
+	}
 	if f.TooWide() && !s.Cluster.AllowSkip {
 		return fmt.Errorf("%w: %s in the study file (or delete it and rerun make run NODES=%d), or set cluster.allow_skip: true to run without them",
 			ErrStudy, f.WideMessage("cluster.nodes:"), max(int(f.Widest), f.PeakBusy))
@@ -52,6 +64,22 @@ func (s *Study) CheckFit(jobs []trace.Job) error {
 			ErrStudy, noStartsText(f))
 	}
 	return nil
+}
+
+// partition returns the study's chains.partition of the trace's jobs
+// under prof (every job for a profile without partitions); a partition
+// the profile lacks is an error wrapping ErrStudy naming the field.
+func (s *Study) partition(prof sim.Profile, jobs []trace.Job) (sim.PartitionJobs, error) {
+	pj, ok := sim.FindPartition(prof.Split(jobs), s.Chains.Partition)
+	if !ok {
+		var names []string
+		for _, part := range prof.Partitions {
+			names = append(names, part.Name)
+		}
+		return pj, fmt.Errorf("%w: chains.partition %q: the profile %s has no such partition (its partitions: %s, and %s for the jobs of no other)",
+			ErrStudy, s.Chains.Partition, prof.Name, strings.Join(names, ", "), sim.DefaultPartition)
+	}
+	return pj, nil
 }
 
 // noStartsText says that no job of the trace has a recorded start.

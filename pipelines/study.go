@@ -185,6 +185,10 @@ type ChainSpec struct {
 	// the longest limit the trace's jobs had (CheckFit): a real Slurm
 	// refuses a job above its partition's maximum time.
 	Limit Duration `yaml:"limit,omitempty" mapstructure:"limit" json:"limit,omitempty"`
+	// Partition names the partition of the cluster's profile the chains
+	// run in (sim.Partition; features.Protocol.Partition): only its jobs
+	// are simulated. "" is the profile's default partition.
+	Partition string `yaml:"partition,omitempty" mapstructure:"partition" json:"partition,omitempty"`
 }
 
 // PeriodsSpec are the windows: a training and a validation period with
@@ -425,6 +429,7 @@ func (s *Study) Protocols() (train, validation features.Protocol, err error) {
 		Name: s.Name, Nodes: s.Cluster.Nodes, Mode: s.Periods.Mode,
 		TZ: s.Trace.Zone, Warmup: time.Duration(s.Periods.Warmup), Workload: time.Duration(s.Periods.Workload),
 		ChainNodes: append([]int(nil), s.Chains.Nodes...), ChainLimit: time.Duration(s.Chains.Limit),
+		Partition: s.Chains.Partition,
 	}
 	p.SetProfile(prof)
 	p.InferDeps, p.InferCapacity = s.Cluster.InferDependencies, s.Cluster.InferCapacity

@@ -41,6 +41,10 @@ type Profile struct {
 	// InferCapacity, when set, replays them with Config.Capacity inferred
 	// from the trace (InferCapacity, its Nodes the partition size).
 	InferCapacity *CapacityOptions `yaml:"infer_capacity,omitempty" json:"infer_capacity,omitempty"`
+	// Partitions are the cluster's partitions, each replayed on its own
+	// pool of nodes (Split); none means one pool of Config.Nodes for
+	// every job.
+	Partitions []Partition `yaml:"partitions,omitempty" json:"partitions,omitempty"`
 }
 
 // DependencyOptions returns the dependency inference to use when it is

@@ -92,6 +92,9 @@ func (p *Profile) Validate() error {
 			return bad("infer_capacity.min_pending_sec", "%d: want >= 0 (0 = every bucket)", o.MinPendingSec)
 		}
 	}
+	if err := p.validatePartitions(); err != nil {
+		return err
+	}
 	if err := c.Validate(); err != nil { // what the checks above missed
 		return bad("config", "%v", err)
 	}
