@@ -200,6 +200,14 @@ func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 		fmt.Fprintf(g.stdout, "  %s  jobs %5d  MAE %6.2f h  median %6.2f h  Spearman %6s  within 2x %5.1f%%\n",
 			m.Month, m.Jobs, m.MAESec/3600, m.MedianAbsErrSec/3600, spearmanText(m.Jobs, &m.Spearman), 100*m.Within2x)
 	}
+	for _, p := range sum.Partitions {
+		inferred := ""
+		if p.NodesInferred {
+			inferred = " (from the trace)"
+		}
+		fmt.Fprintf(g.stdout, "partition %s: %d jobs on %d nodes%s; waits of %d jobs: Spearman %s, within 2x %s\n",
+			p.Name, p.Jobs, p.Nodes, inferred, p.Compared, spearmanText(p.Compared, p.WaitSpearman), shareText(p.Within2x))
+	}
 	if inf := sum.InferredDependencies; inf != nil {
 		fmt.Fprintf(g.stdout, "inferred dependencies: %d jobs\n", inf.Jobs)
 	}
@@ -212,6 +220,14 @@ func runSimReplay(cmd *cobra.Command, g *globalOptions) error {
 		fmt.Fprintf(g.stdout, "warning: %s\n", w)
 	}
 	return nil
+}
+
+// shareText formats a share as a percentage, "-" when undefined.
+func shareText(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100**v)
 }
 
 // spearmanText formats a Spearman correlation over n jobs: "-" when it is

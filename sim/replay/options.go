@@ -5,12 +5,16 @@ import (
 	"time"
 
 	"github.com/mirage-hpc/mirage/sim"
+	"github.com/mirage-hpc/mirage/trace"
 )
 
 // In is what a replay reads: the trace and the simulator profile.
 type In struct {
 	// Trace is the trace file (Parquet, from ingest).
 	Trace string
+	// Jobs, when not nil, are the trace's jobs already read (Trace then
+	// only names them in messages).
+	Jobs []trace.Job
 	// Profile is the simulator profile, with its overrides applied: its
 	// Config is simulated, and its InferDependencies and InferCapacity,
 	// when set, turn the inferences on.

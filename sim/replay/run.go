@@ -14,10 +14,29 @@ import (
 // o.Zone). A trace that does not fit the partition is an error wrapping
 // sim.ErrUnfit (unless o.AllowSkip); a cancelled ctx stops the replay
 // with ctx's error.
+//
+// A profile with partitions replays each partition on its own pool
+// (sim.Profile.Split): the summary's figures are over every partition's
+// jobs, Partitions gives each one's.
 func Run(ctx context.Context, in In, o Options) (Summary, error) {
+	if len(in.Profile.Partitions) > 0 {
+		return runPartitions(ctx, in, o)
+	}
+	sum, _, err := runPool(ctx, in, o)
+	return sum, err
+}
+
+// poolWaits are the waits a pool's replay compared (Run's waits).
+type poolWaits struct {
+	actual, simulated []int64
+	months            []string
+}
+
+// runPool replays in as one pool of in.Profile.Config.Nodes nodes.
+func runPool(ctx context.Context, in In, o Options) (Summary, poolWaits, error) {
 	rs, err := prepare(ctx, in, window{from: o.From, to: o.To, allowSkip: o.AllowSkip, flag: o.PartitionFlag, log: o.Logger}, false)
 	if err != nil {
-		return Summary{}, err
+		return Summary{}, poolWaits{}, err
 	}
 	cfg, tab, conv := rs.cfg, rs.table, rs.conv
 	sum := Summary{Jobs: tab.Len(), Nodes: cfg.Nodes, Conversion: conv, Config: cfg, CapacitySteps: len(cfg.Capacity),
@@ -28,7 +47,7 @@ func Run(ctx context.Context, in In, o Options) (Summary, error) {
 	began := time.Now()
 	r, err := replayProgress(ctx, cfg, tab, o.Progress)
 	if err != nil {
-		return Summary{}, err
+		return Summary{}, poolWaits{}, err
 	}
 	sum.Work = r.work
 	sum.WallSec = time.Since(began).Seconds()
@@ -53,7 +72,7 @@ func Run(ctx context.Context, in In, o Options) (Summary, error) {
 		}
 	}
 	sum.PerMonth = fid.PerMonth
-	return sum, nil
+	return sum, poolWaits{actual, simulated, months}, nil
 }
 
 // waits counts the zero and long waits of the replayed jobs into sum and

@@ -43,12 +43,23 @@ func prepare(ctx context.Context, in In, w window, keepTrace bool) (*setup, erro
 	opts.From, opts.To = w.from, w.to
 	rs := &setup{cfg: cfg}
 	var err error
-	if keepTrace {
+	switch {
+	case in.Jobs != nil:
+		rs.tjobs = in.Jobs
+		rs.fit = sim.CheckFit(rs.tjobs, cfg.Nodes, opts.From, opts.To)
+		if !keepTrace {
+			jobs, conv, err := sim.FromTrace(rs.tjobs, opts)
+			if err != nil {
+				return nil, err
+			}
+			rs.table, rs.conv = sim.TableOf(jobs), conv
+		}
+	case keepTrace:
 		if rs.tjobs, err = trace.ReadAllContext(ctx, in.Trace); err != nil {
 			return nil, err
 		}
 		rs.fit = sim.CheckFit(rs.tjobs, cfg.Nodes, opts.From, opts.To)
-	} else {
+	default:
 		fc := sim.NewFitCounter(cfg.Nodes, opts.From, opts.To)
 		if rs.table, rs.conv, err = sim.ReadTraceTable(ctx, in.Trace, opts, fc.Add); err != nil {
 			return nil, err

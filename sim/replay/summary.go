@@ -44,4 +44,7 @@ type Summary struct {
 	// Work is what the scheduling passes did (their count and the jobs
 	// they looked at) and the deepest queue.
 	Work sim.Work `json:"work"`
+	// Partitions are each partition's replay, for a profile with
+	// partitions (Run); the figures above are then over all of them.
+	Partitions []PartitionSummary `json:"partitions,omitempty"`
 }
