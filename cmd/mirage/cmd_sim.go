@@ -21,7 +21,7 @@ func newSimCommand(g *globalOptions) *cobra.Command {
 		Short:   "Simulate the scheduler on a trace",
 		GroupID: "sim",
 	}
-	cmd.AddCommand(newSimReplayCommand(g), newSimStartsCommand(g), newSimProfileCommand(g))
+	cmd.AddCommand(newSimReplayCommand(g), newSimStartsCommand(g), newSimCalibrateCommand(g), newSimProfileCommand(g))
 	return cmd
 }
 

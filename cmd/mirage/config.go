@@ -215,6 +215,12 @@ type SimConfig struct {
 	// ForecastRollouts, when > 0, adds sim starts' forecast median over
 	// that many rollouts with the run-time model.
 	ForecastRollouts int `mapstructure:"forecast_rollouts"`
+	// CheckTo, Workers and Seed are sim calibrate's: the end of the check
+	// months (empty: the trace's end), the replays at once (0:
+	// GOMAXPROCS) and the seed of the months it samples.
+	CheckTo string `mapstructure:"check_to"`
+	Workers int    `mapstructure:"workers"`
+	Seed    uint64 `mapstructure:"seed"`
 	// AllowSkip replays a trace whose jobs wider than the partition are
 	// more than 1 % of it (sim.MaxSkipShare); Progress is always, auto or
 	// never.

@@ -24,12 +24,12 @@ type PartitionSummary struct {
 // partition's compared jobs (pooled), Config is the profile's (its
 // Nodes the partitions' total). A partition whose jobs do not fit is an
 // error naming it; a partition without jobs is left out.
-func runPartitions(ctx context.Context, in In, o Options) (Summary, error) {
+func runPartitions(ctx context.Context, in In, o Options) (Summary, poolWaits, error) {
 	tjobs := in.Jobs
 	if tjobs == nil {
 		var err error
 		if tjobs, err = trace.ReadAllContext(ctx, in.Trace); err != nil {
-			return Summary{}, err
+			return Summary{}, poolWaits{}, err
 		}
 	}
 	prof := in.Profile
@@ -46,7 +46,7 @@ func runPartitions(ctx context.Context, in In, o Options) (Summary, error) {
 		sub.Partitions, sub.Config.Nodes = nil, pj.Partition.Nodes
 		s, w, err := runPool(ctx, In{Trace: in.Trace, Jobs: pj.Jobs(tjobs), Profile: sub}, o)
 		if err != nil {
-			return Summary{}, fmt.Errorf("partition %s: %w", pj.Partition.Name, err)
+			return Summary{}, poolWaits{}, fmt.Errorf("partition %s: %w", pj.Partition.Name, err)
 		}
 		all.Partitions = append(all.Partitions, PartitionSummary{Name: pj.Partition.Name, NodesInferred: pj.NodesInferred, Summary: s})
 		all.Jobs += s.Jobs
@@ -92,7 +92,7 @@ func runPartitions(ctx context.Context, in In, o Options) (Summary, error) {
 		all.NotCompared = "no partition had a job with a real wait to compare"
 	}
 	all.PerMonth = fid.PerMonth
-	return all, nil
+	return all, pooled, nil
 }
 
 // addConversion adds partition conversion c to sum: the counts add up

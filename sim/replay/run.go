@@ -19,11 +19,16 @@ import (
 // (sim.Profile.Split): the summary's figures are over every partition's
 // jobs, Partitions gives each one's.
 func Run(ctx context.Context, in In, o Options) (Summary, error) {
+	sum, _, err := run(ctx, in, o)
+	return sum, err
+}
+
+// run is Run, with the waits it compared.
+func run(ctx context.Context, in In, o Options) (Summary, poolWaits, error) {
 	if len(in.Profile.Partitions) > 0 {
 		return runPartitions(ctx, in, o)
 	}
-	sum, _, err := runPool(ctx, in, o)
-	return sum, err
+	return runPool(ctx, in, o)
 }
 
 // poolWaits are the waits a pool's replay compared (Run's waits).
