@@ -139,3 +139,30 @@ func (p Protocol) Fit(tjobs []trace.Job) (sim.Fit, error) {
 	}
 	return sim.CheckFit(jobs, nodes, 0, 0), nil
 }
+
+// ReplayProfile returns the simulator profile as the protocol simulates
+// a trace: its profile with the protocol's partition size (Nodes, when
+// set) and its inferences on exactly when InferDeps and InferCapacity
+// say, for a whole-trace replay (the simulator's fidelity) under the
+// protocol's settings.
+func (p Protocol) ReplayProfile() (sim.Profile, error) {
+	prof, err := p.SimProfile()
+	if err != nil {
+		return prof, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	if p.Nodes > 0 {
+		prof.Config.Nodes, prof.NodesFromTrace = p.Nodes, false
+	}
+	if !p.InferDeps {
+		prof.InferDependencies = nil
+	} else if prof.InferDependencies == nil {
+		prof.InferDependencies = prof.DependencyOptions()
+	}
+	if !p.InferCapacity {
+		prof.InferCapacity = nil
+	} else if prof.InferCapacity == nil {
+		co := prof.CapacityOptions(0)
+		prof.InferCapacity = &co
+	}
+	return prof, nil
+}

@@ -138,7 +138,7 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 	if err != nil {
 		return r.results, err
 	}
-	err = r.report(ctx, ev, trained, predictions, predicted, analysis)
+	err = r.report(ctx, pf, ev, trained, predictions, predicted, analysis)
 	if err == nil && o.Only != "" && !slices.ContainsFunc(r.results, func(res StageResult) bool { return res.Name == o.Only }) {
 		err = fmt.Errorf("%w: pipeline: no stage %s in study %s", ErrStudy, o.Only, s.Name)
 	}

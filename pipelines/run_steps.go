@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mirage-hpc/mirage/internal/digest"
+	"github.com/mirage-hpc/mirage/reports"
 )
 
 // pipelineRun is one Run in progress: the executor, the results so far
@@ -146,7 +147,8 @@ func (r *pipelineRun) evaluate(ctx context.Context, c checked, trained []StageRe
 
 // report renders the report of the evaluation ev, with the predictions,
 // the DQNs' training curves and the analysis page when there are any.
-func (r *pipelineRun) report(ctx context.Context, ev StageResult, trained []StageResult, predictions []string, predicted []StageResult, analysis *StageResult) error {
+func (r *pipelineRun) report(ctx context.Context, c checked, ev StageResult, trained []StageResult, predictions []string, predicted []StageResult,
+	analysis *StageResult) error {
 	s, o := r.s, r.o
 	var dqns []string // the report draws their training curves
 	for i, m := range s.Models {
@@ -154,7 +156,9 @@ func (r *pipelineRun) report(ctx context.Context, ev StageResult, trained []Stag
 			dqns = append(dqns, filepath.Join(trained[i].Dir, modelName(m)))
 		}
 	}
-	repInputs := []string{ev.Key, r.traceKey} // the trace: its wait-time CDF
+	// The trace: its wait-time CDF and the fidelity replay (whose profile
+	// and months the evaluation's key covers).
+	repInputs := []string{ev.Key, r.traceKey}
 	for _, p := range predicted {
 		repInputs = append(repInputs, p.Key)
 	}
@@ -165,8 +169,14 @@ func (r *pipelineRun) report(ctx context.Context, ev StageResult, trained []Stag
 	}
 	_, err := r.do(ctx, stage{name: "report", config: nil, inputs: repInputs,
 		run: func(ctx context.Context, dir string) error {
+			fid, sum, err := measureFidelity(ctx, s, c.trainP, c.valP, o)
+			if err != nil {
+				return err
+			}
 			return renderReport(ctx, ev.Dir, dir, reportOptions{trace: o.Trace, predictions: predictions, dqn: dqns, analysis: analysisPage,
-				study: s.Name, budgetH: time.Duration(s.Budget.Overlap).Hours(), decision: time.Duration(s.Grid.Decision)}, o.Logger)
+				study: s.Name, budgetH: time.Duration(s.Budget.Overlap).Hours(), decision: time.Duration(s.Grid.Decision),
+				fidelity: fid, fidelitySummary: &sum,
+				grounds: reports.Grounds{MinSpearman: s.Grounds.MinSpearman, NegligibleH: time.Duration(s.Grounds.Negligible).Hours()}}, o.Logger)
 		}}, append([]StageResult{ev}, predicted...)...)
 	return err
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/mirage-hpc/mirage/ingest/synth"
 	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"github.com/mirage-hpc/mirage/reports"
+	"github.com/mirage-hpc/mirage/sim/replay"
 	"github.com/mirage-hpc/mirage/train"
 )
 
@@ -174,6 +175,14 @@ type reportOptions struct {
 	// analysis is the analyze stage's page ("" when none), linked from
 	// the report's header by a path relative to the report's directory.
 	analysis string
+	// fidelity is the simulator's fidelity on the study's months (the
+	// fidelity stage's), grounds the thresholds a recommendation must
+	// clear.
+	fidelity *reports.Fidelity
+	grounds  reports.Grounds
+	// fidelitySummary, when not nil, is written beside the report
+	// (FidelityFile).
+	fidelitySummary *replay.Summary
 }
 
 // predictionsNote is the caption note of the predicted-vs-actual figure.
@@ -183,6 +192,7 @@ func renderReport(ctx context.Context, evalDir, dir string, ro reportOptions, lo
 	opts := reports.DefaultOptions()
 	opts.Logger, opts.Trace, opts.Predictions, opts.DQN = log, ro.trace, ro.predictions, ro.dqn
 	opts.Study, opts.OverlapBudgetH, opts.Decision = ro.study, ro.budgetH, ro.decision
+	opts.Fidelity, opts.Grounds = ro.fidelity, ro.grounds
 	if ro.analysis != "" {
 		rel, err := filepath.Rel(dir, ro.analysis)
 		if err != nil {
@@ -197,6 +207,15 @@ func renderReport(ctx context.Context, evalDir, dir string, ro reportOptions, lo
 	// copied in after it.
 	if _, err := reports.Render(ctx, evalDir, dir, opts); err != nil {
 		return err
+	}
+	if ro.fidelitySummary != nil {
+		b, err := json.MarshalIndent(ro.fidelitySummary, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(filepath.Join(dir, FidelityFile), append(b, '\n')); err != nil {
+			return err
+		}
 	}
 	for _, f := range []string{"metrics.json", "windows.csv"} {
 		b, err := os.ReadFile(filepath.Join(evalDir, f))

@@ -28,13 +28,15 @@ type Study struct {
 	dir string
 	// Name names the study; the training protocol is called Name and the
 	// validation protocol Name + "-val" (samples record it).
-	Name     string      `yaml:"name" mapstructure:"name" json:"name"`
-	Trace    TraceSpec   `yaml:"trace" mapstructure:"trace" json:"trace"`
-	Cluster  ClusterSpec `yaml:"cluster" mapstructure:"cluster" json:"cluster"`
-	Chains   ChainSpec   `yaml:"chains" mapstructure:"chains" json:"chains"`
-	Periods  PeriodsSpec `yaml:"periods" mapstructure:"periods" json:"periods"`
-	Grid     GridSpec    `yaml:"grid" mapstructure:"grid" json:"grid"`
-	Budget   BudgetSpec  `yaml:"budget" mapstructure:"budget" json:"budget"`
+	Name    string      `yaml:"name" mapstructure:"name" json:"name"`
+	Trace   TraceSpec   `yaml:"trace" mapstructure:"trace" json:"trace"`
+	Cluster ClusterSpec `yaml:"cluster" mapstructure:"cluster" json:"cluster"`
+	Chains  ChainSpec   `yaml:"chains" mapstructure:"chains" json:"chains"`
+	Periods PeriodsSpec `yaml:"periods" mapstructure:"periods" json:"periods"`
+	Grid    GridSpec    `yaml:"grid" mapstructure:"grid" json:"grid"`
+	Budget  BudgetSpec  `yaml:"budget" mapstructure:"budget" json:"budget"`
+	// Grounds are what the report needs to recommend a policy.
+	Grounds  GroundsSpec `yaml:"grounds,omitempty" mapstructure:"grounds" json:"grounds,omitempty"`
 	Models   []ModelSpec `yaml:"models,omitempty" mapstructure:"models" json:"models,omitempty"`
 	Policies []string    `yaml:"policies,omitempty" mapstructure:"policies" json:"policies,omitempty"`
 	// Sweep also evaluates each forest, xgboost and estimate model and
@@ -231,6 +233,18 @@ type GridSpec struct {
 }
 
 // BudgetSpec is what an operating point may cost, and how it is chosen.
+// GroundsSpec are the thresholds under which the report recommends
+// nothing and says why (reports.Grounds).
+type GroundsSpec struct {
+	// MinSpearman is the least wait Spearman of the simulator's replay of
+	// the study's months (the fidelity stage); 0 means 0.5, a negative
+	// value checks no fidelity.
+	MinSpearman float64 `yaml:"min_spearman,omitempty" mapstructure:"min_spearman" json:"min_spearman,omitempty"`
+	// Negligible is the reactive policy's mean interruption per window at
+	// or below which there is nothing to save; 0 means 3 minutes.
+	Negligible Duration `yaml:"negligible,omitempty" mapstructure:"negligible" json:"negligible,omitempty"`
+}
+
 type BudgetSpec struct {
 	// Overlap is the most mean overlap per window (default 1 h).
 	Overlap Duration `yaml:"overlap,omitempty" mapstructure:"overlap" json:"overlap,omitempty"`
@@ -305,6 +319,10 @@ func (s *Study) Validate() error {
 		return bad("periods.mode", "%q: want cold or warm", s.Periods.Mode)
 	case s.Periods.Warmup < 0 || s.Periods.Workload <= 0:
 		return bad("periods", "warmup %v, workload %v: want warmup >= 0 and workload > 0", time.Duration(s.Periods.Warmup), time.Duration(s.Periods.Workload))
+	case !(s.Grounds.MinSpearman <= 1) || s.Grounds.MinSpearman < -1:
+		return bad("grounds.min_spearman", "%v: want a correlation in [-1, 1] (0 = 0.5; negative: no fidelity check)", s.Grounds.MinSpearman)
+	case s.Grounds.Negligible < 0:
+		return bad("grounds.negligible", "%v: want >= 0 (0 = 3m)", time.Duration(s.Grounds.Negligible))
 	case s.Budget.Overlap < 0:
 		return bad("budget.overlap", "%v: want >= 0", time.Duration(s.Budget.Overlap))
 	case s.Budget.CVFolds < 0 || s.Budget.CVFolds == 1:
