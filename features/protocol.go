@@ -185,14 +185,9 @@ func (p Protocol) Prepare(tjobs []trace.Job) ([]sim.Job, Options, error) {
 func (p Protocol) partitionJobs(prof sim.Profile, tjobs []trace.Job) ([]trace.Job, int, error) {
 	nodes := prof.Config.Nodes
 	if len(prof.Partitions) > 0 || p.Partition != "" {
-		pj, ok := sim.FindPartition(prof.Split(tjobs), p.Partition)
+		pj, ok := prof.PartitionOf(tjobs, p.Partition)
 		if !ok {
-			var names []string
-			for _, part := range prof.Partitions {
-				names = append(names, part.Name)
-			}
-			return nil, 0, fmt.Errorf("%w: partition %q: profile %s has none of that name (its partitions: %s; %s: the jobs of no other)",
-				ErrOptions, p.Partition, prof.Name, strings.Join(names, ", "), sim.DefaultPartition)
+			return nil, 0, fmt.Errorf("%w: partition %q: %s", ErrOptions, p.Partition, noPartition(prof))
 		}
 		tjobs, nodes = pj.Jobs(tjobs), pj.Partition.Nodes
 	}
@@ -200,4 +195,16 @@ func (p Protocol) partitionJobs(prof sim.Profile, tjobs []trace.Job) ([]trace.Jo
 		nodes = p.Nodes
 	}
 	return tjobs, nodes, nil
+}
+
+// noPartition says which partitions prof has, for a partition it lacks.
+func noPartition(prof sim.Profile) string {
+	if len(prof.Partitions) == 0 {
+		return fmt.Sprintf("no job of the trace runs in it (profile %s lists no partitions: a partition is then a trace partition name)", prof.Name)
+	}
+	var names []string
+	for _, part := range prof.Partitions {
+		names = append(names, part.Name)
+	}
+	return fmt.Sprintf("profile %s has none of that name (its partitions: %s; %s: the jobs of no other)", prof.Name, strings.Join(names, ", "), sim.DefaultPartition)
 }

@@ -40,7 +40,7 @@ func measureFidelity(ctx context.Context, s *Study, trainP, valP features.Protoc
 	}
 	zeroWall(&sum)
 	source := fmt.Sprintf("a replay of the study's months, %s to %s, simulator profile %s", time.Unix(from, 0).In(loc).Format("2006-01-02"),
-		time.Unix(to, 0).In(loc).Format("2006-01-02"), s.Cluster.Profile)
+		time.Unix(to, 0).In(loc).Format("2006-01-02"), prof.Name)
 	f := &reports.Fidelity{Source: source, Jobs: sum.Compared, Spearman: sum.WaitSpearman, Within2x: sum.Within2x}
 	if sum.WaitMAESec != nil {
 		h := *sum.WaitMAESec / 3600

@@ -70,8 +70,12 @@ func (s *Study) CheckFit(jobs []trace.Job) error {
 // under prof (every job for a profile without partitions); a partition
 // the profile lacks is an error wrapping ErrStudy naming the field.
 func (s *Study) partition(prof sim.Profile, jobs []trace.Job) (sim.PartitionJobs, error) {
-	pj, ok := sim.FindPartition(prof.Split(jobs), s.Chains.Partition)
+	pj, ok := prof.PartitionOf(jobs, s.Chains.Partition)
 	if !ok {
+		if len(prof.Partitions) == 0 {
+			return pj, fmt.Errorf("%w: chains.partition %q: no job of the trace runs in it (the profile %s lists no partitions: a partition is then a trace partition name)",
+				ErrStudy, s.Chains.Partition, prof.Name)
+		}
 		var names []string
 		for _, part := range prof.Partitions {
 			names = append(names, part.Name)

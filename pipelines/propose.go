@@ -166,8 +166,10 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		Grid:   GridSpec{Probes: "grid"},
 		Budget: BudgetSpec{Overlap: Duration(time.Hour)},
 	}
-	mode := "warm windows, simulator profile default with inferred dependencies and capacity"
+	mode := "warm windows, simulator profile default calibrated to the trace's waits on the training months (cluster.calibrate: the fitted settings and inferences replace these)"
+	s.Cluster.Calibrate = true
 	if noStarts {
+		s.Cluster.Calibrate = false
 		// Warm windows and the inferences read the trace's real starts.
 		s.Periods.Mode, s.Cluster.InferDependencies, s.Cluster.InferCapacity = "cold", false, false
 		mode = "cold windows (" + noStartsText(fit) + "), simulator profile default without inferred dependencies or capacity"

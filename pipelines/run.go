@@ -122,6 +122,9 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 	if err := r.checkTrace(); err != nil {
 		return r.results, err
 	}
+	if err := r.calibrate(ctx, &pf); err != nil {
+		return r.results, err
+	}
 	analysis, err := r.analyze(ctx)
 	if err != nil {
 		return r.results, err

@@ -27,6 +27,9 @@ type pipelineRun struct {
 	// ingest ran, or an ingest submitted to Slurm (the stages after it
 	// are then submitted with unknown keys).
 	traceKey string
+	// calibratedProfile says the study's profile is the calibrate
+	// stage's.
+	calibratedProfile bool
 	// models are the trained models' policies (KIND:DIR, DIR as
 	// r.o.models names it).
 	models []string
@@ -82,6 +85,34 @@ func (r *pipelineRun) checkTrace() error {
 	if !r.o.DryRun && fileExists(r.o.Trace) {
 		return checkTraceFit(r.s, r.o.Trace)
 	}
+	return nil
+}
+
+// calibrate runs the calibrate stage when the study asks for it
+// (cluster.calibrate), in this process whatever the executor (its
+// profile sets every later stage's key), and makes the fitted profile
+// the run's: the study and its protocols (c) from then on.
+func (r *pipelineRun) calibrate(ctx context.Context, c *checked) error {
+	if !r.s.Cluster.Calibrate {
+		return nil
+	}
+	st, err := calibrateStage(r.s, c.trainP, c.valP, r.traceKey, r.o)
+	if err != nil {
+		return err
+	}
+	res, err := localExecutor{}.run(ctx, r.env, []stage{st}, r.ingested)
+	if err != nil {
+		return err
+	}
+	r.results = append(r.results, res[0])
+	s, err := r.s.calibrated(res[0].Dir)
+	if err != nil || s == r.s {
+		return err
+	}
+	if c.trainP, c.valP, err = s.Protocols(); err != nil {
+		return err
+	}
+	r.s, r.env.study, r.calibratedProfile = s, s, true
 	return nil
 }
 
@@ -176,7 +207,8 @@ func (r *pipelineRun) report(ctx context.Context, c checked, ev StageResult, tra
 			return renderReport(ctx, ev.Dir, dir, reportOptions{trace: o.Trace, predictions: predictions, dqn: dqns, analysis: analysisPage,
 				study: s.Name, budgetH: time.Duration(s.Budget.Overlap).Hours(), decision: time.Duration(s.Grid.Decision),
 				fidelity: fid, fidelitySummary: &sum,
-				grounds: reports.Grounds{MinSpearman: s.Grounds.MinSpearman, NegligibleH: time.Duration(s.Grounds.Negligible).Hours()}}, o.Logger)
+				grounds: reports.Grounds{MinSpearman: s.Grounds.MinSpearman, NegligibleH: time.Duration(s.Grounds.Negligible).Hours(),
+					Calibrated: r.calibratedProfile}}, o.Logger)
 		}}, append([]StageResult{ev}, predicted...)...)
 	return err
 }

@@ -176,6 +176,12 @@ type ClusterSpec struct {
 	// or node-hours (sim.MaxSkipShare); otherwise pipeline run refuses it
 	// before any stage (Study.CheckFit).
 	AllowSkip bool `yaml:"allow_skip,omitempty" mapstructure:"allow_skip" json:"allow_skip,omitempty"`
+	// Calibrate fits the simulator to the trace's real waits on the
+	// training months before any stage simulates (the calibrate stage,
+	// replay.Calibrate, from cluster.profile): the fitted profile, and
+	// its inferences, replace cluster.profile and cluster.infer_* for
+	// every later stage.
+	Calibrate bool `yaml:"calibrate,omitempty" mapstructure:"calibrate" json:"calibrate,omitempty"`
 }
 
 // ChainSpec is the shape of the service chains.

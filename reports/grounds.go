@@ -30,6 +30,10 @@ type Grounds struct {
 	// (hours) at or below which nothing is to be saved; 0 means
 	// DefaultNegligibleH.
 	NegligibleH float64 `json:"negligible_interruption_h"`
+	// Calibrated says the simulator was already fitted to the trace's
+	// waits (mirage sim calibrate), so that a low fidelity's next step is
+	// not to calibrate again.
+	Calibrated bool `json:"calibrated,omitempty"`
 }
 
 func (g Grounds) withDefaults() Grounds {
@@ -97,7 +101,7 @@ func withheld(r Recommendation, reactive bool, in groundsInput) []Reason {
 		out = append(out, Reason{Kind: "low-fidelity",
 			Cause: fmt.Sprintf("the simulator's waits rank the real ones at a Spearman of %.2f over %d jobs, below the %.2f the figures need: the simulated queue is not the cluster's",
 				*in.fidelity.Spearman, in.fidelity.Jobs, g.MinSpearman),
-			Next: "fit the simulator to the trace (a profile with the cluster's partitions, priority and backfill; mirage sim replay --profile FILE measures each), then rerun"})
+			Next: lowFidelityNext(in.grounds.Calibrated)})
 	}
 	if reactive && r.ReactiveH <= g.NegligibleH {
 		out = append(out, Reason{Kind: "nothing-to-save",
@@ -141,4 +145,13 @@ func fidelityText(rep *Report) string {
 		return "cannot be measured: the trace records no job's start, so its waits are unknown"
 	}
 	return "not measured (mirage sim replay --trace T.parquet --profile P measures it)"
+}
+
+// lowFidelityNext is the next step of a low fidelity: calibrate, or,
+// once calibrated, describe what the calibration cannot find.
+func lowFidelityNext(calibrated bool) string {
+	if calibrated {
+		return "the calibration of the simulator's settings reached no better: describe the cluster in a profile file by hand (its partitions, priority weights, reservations and per-user limits, what the search cannot find; mirage sim profile show default is a start, mirage sim replay --profile FILE measures each edit), then rerun"
+	}
+	return "fit the simulator to the trace (mirage sim calibrate, or a study's cluster.calibrate: true; a profile with the cluster's partitions, priority and backfill), then rerun"
 }

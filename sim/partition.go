@@ -172,3 +172,30 @@ func (p *Profile) validatePartitions() error {
 	}
 	return nil
 }
+
+// PartitionOf returns the jobs of the partition named name (""
+// is DefaultPartition) as the profile simulates them: one of its
+// partitions (Split), or, for a profile without partitions, every job
+// for the default partition and, for another name, the jobs whose trace
+// partition is name, on a pool sized from the trace (their most nodes
+// busy at once). It reports false for a name the profile's partitions
+// lack, or that no job of the trace has.
+func (p Profile) PartitionOf(tjobs []trace.Job, name string) (PartitionJobs, bool) {
+	if len(p.Partitions) > 0 {
+		return FindPartition(p.Split(tjobs), name)
+	}
+	if name == "" || name == DefaultPartition {
+		return p.Split(tjobs)[0], true
+	}
+	pj := PartitionJobs{Partition: Partition{Name: name}, NodesInferred: true}
+	for i := range tjobs {
+		if tjobs[i].Partition == name {
+			pj.Index = append(pj.Index, i)
+		}
+	}
+	if len(pj.Index) == 0 {
+		return pj, false
+	}
+	pj.Partition.Nodes = max(1, PeakBusy(tjobs, pj.Index))
+	return pj, true
+}

@@ -151,3 +151,24 @@ func writeText(t *testing.T, dir, name, text string) string {
 	}
 	return p
 }
+
+func TestProfilePartitionOf(t *testing.T) {
+	jobs := []trace.Job{partJob("gpu", 2, 0, 100), partJob("cpu", 4, 0, 50), partJob("gpu", 3, 50, 150)}
+	none := Profile{Config: Config{Nodes: 10}}
+	if pj, ok := none.PartitionOf(jobs, ""); !ok || len(pj.Index) != 3 || pj.Partition.Nodes != 10 {
+		t.Errorf("default of a profile without partitions: %+v %v", pj, ok)
+	}
+	if pj, ok := none.PartitionOf(jobs, "gpu"); !ok || !equalInts(pj.Index, []int{0, 2}) || pj.Partition.Nodes != 5 || !pj.NodesInferred {
+		t.Errorf("a trace partition of a profile without partitions: %+v %v, want jobs 0 and 2 on the 5 nodes they held", pj, ok)
+	}
+	if _, ok := none.PartitionOf(jobs, "nope"); ok {
+		t.Error("a partition no job runs in was found")
+	}
+	listed := Profile{Config: Config{Nodes: 10}, Partitions: []Partition{{Name: "g", Match: []string{"gpu"}, Nodes: 8}}}
+	if pj, ok := listed.PartitionOf(jobs, "g"); !ok || pj.Partition.Nodes != 8 || len(pj.Index) != 2 {
+		t.Errorf("a listed partition: %+v %v", pj, ok)
+	}
+	if _, ok := listed.PartitionOf(jobs, "gpu"); ok {
+		t.Error("a trace name of a listed partition's match was found as a partition name")
+	}
+}

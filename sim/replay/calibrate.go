@@ -35,6 +35,9 @@ type CalibrateOptions struct {
 	Seed uint64
 	// AllowSkip replays jobs wider than a partition by leaving them out.
 	AllowSkip bool
+	// NoPartitions leaves partitions out of the search (a study whose
+	// chains name no partition simulates one pool).
+	NoPartitions bool
 	// Progress, when not nil, is called after each replay with the
 	// replays done and planned.
 	Progress func(done, total int)
@@ -194,7 +197,7 @@ func Calibrate(ctx context.Context, in In, o CalibrateOptions) (Calibration, err
 		return Calibration{}, fmt.Errorf("%w: calibrate: the trace records no job's start: its waits are unknown, so nothing can be fitted to them", sim.ErrUnfit)
 	}
 	c := &calibrator{ctx: ctx, in: In{Trace: in.Trace, Jobs: tjobs, Profile: in.Profile}, o: o, cache: map[replayKey]poolWaits{}}
-	cands := candidates(in.Profile, tjobs)
+	cands := candidates(in.Profile, tjobs, !o.NoPartitions)
 	res := Calibration{Candidates: len(cands)}
 	for _, m := range cal {
 		res.CalibrationMonths = append(res.CalibrationMonths, m.name)
@@ -274,7 +277,7 @@ func Calibrate(ctx context.Context, in In, o CalibrateOptions) (Calibration, err
 // candidates returns the search space over the base profile: the
 // inferences only when the trace has real starts, partitions only when
 // its jobs name at least two, each with 1 % of the jobs.
-func candidates(base sim.Profile, tjobs []trace.Job) []Candidate {
+func candidates(base sim.Profile, tjobs []trace.Job, partitions bool) []Candidate {
 	parts := map[string]int{}
 	for i := range tjobs {
 		parts[tjobs[i].Partition]++
@@ -301,7 +304,7 @@ func candidates(base sim.Profile, tjobs []trace.Job) []Candidate {
 			for _, cn := range []string{"leave", "run-zero"} {
 				for _, ic := range []bool{false, true} {
 					for _, id := range []bool{false, true} {
-						for _, pt := range bools(multi >= 2 || len(base.Partitions) > 0) {
+						for _, pt := range bools(partitions && (multi >= 2 || len(base.Partitions) > 0)) {
 							for _, ul := range limits {
 								out = append(out, Candidate{Priority: pr, Backfill: bf, Cancelled: cn, InferCapacity: ic, InferDependencies: id,
 									Partitions: pt, UserLimit: ul})
