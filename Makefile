@@ -82,6 +82,7 @@ bench: setup build
 	scripts/bench-replay-memory.sh 5000000
 	scripts/bench-trace-stats-memory.sh 10000000
 	scripts/bench-dqn.sh
+	scripts/bench-calibrate.sh
 	scripts/bench-hardening.sh $(BIN)
 
 ## fuzz: run every fuzz target of the module (found by grep: a new one is

@@ -54,7 +54,11 @@ func calibrateStage(s *Study, trainP, valP features.Protocol, traceKey string, o
 	}{prof, co.From, co.To, co.CheckTo, co.Seed, co.NoPartitions, 1}, inputs: []string{traceKey},
 		run: func(ctx context.Context, dir string) error {
 			co.Workers = runtime.GOMAXPROCS(0) // the result does not depend on it
-			res, err := replay.Calibrate(ctx, replay.In{Trace: o.Trace, Profile: prof}, co)
+			in, err := studyReplayIn(ctx, trainP, prof, o.Trace)
+			if err != nil {
+				return err
+			}
+			res, err := replay.Calibrate(ctx, in, co)
 			if err != nil {
 				return fmt.Errorf("calibrate: %w", err)
 			}

@@ -7,7 +7,9 @@ import (
 
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/reports"
+	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/sim/replay"
+	"github.com/mirage-hpc/mirage/trace"
 )
 
 // FidelityFile is the report stage's record of the fidelity replay
@@ -33,7 +35,11 @@ func measureFidelity(ctx context.Context, s *Study, trainP, valP features.Protoc
 	if err != nil {
 		return nil, replay.Summary{}, err
 	}
-	sum, err := replay.Run(ctx, replay.In{Trace: o.Trace, Profile: prof},
+	in, err := studyReplayIn(ctx, trainP, prof, o.Trace)
+	if err != nil {
+		return nil, replay.Summary{}, err
+	}
+	sum, err := replay.Run(ctx, in,
 		replay.Options{From: from, To: to, Zone: loc, AllowSkip: true, PartitionFlag: "cluster.nodes:", Logger: o.Logger})
 	if err != nil {
 		return nil, replay.Summary{}, fmt.Errorf("fidelity replay: %w", err)
@@ -77,4 +83,28 @@ func studyMonths(trainP, valP features.Protocol) (from, to int64, err error) {
 	}
 	end := b.Add(time.Duration(max(valP.Windows-1, 0))*valP.Interval + valP.Warmup + valP.Workload)
 	return a.Unix(), end.Unix(), nil
+}
+
+// studyReplayIn is the replay of the study's trace as its protocol p
+// simulates it with prof (features.Protocol.ReplayProfile): every job,
+// or, when the chains run in a partition and the profile lists none,
+// that partition's jobs on its pool (sim.Profile.PartitionOf).
+func studyReplayIn(ctx context.Context, p features.Protocol, prof sim.Profile, path string) (replay.In, error) {
+	in := replay.In{Trace: path, Profile: prof}
+	if p.Partition == "" || len(prof.Partitions) > 0 {
+		return in, nil
+	}
+	tjobs, err := trace.ReadAllContext(ctx, path)
+	if err != nil {
+		return in, err
+	}
+	pj, ok := prof.PartitionOf(tjobs, p.Partition)
+	if !ok {
+		return in, fmt.Errorf("%w: chains.partition %q: no job of the trace runs in it", ErrStudy, p.Partition)
+	}
+	in.Jobs = pj.Jobs(tjobs)
+	if p.Nodes <= 0 {
+		in.Profile.Config.Nodes = pj.Partition.Nodes
+	}
+	return in, nil
 }

@@ -110,6 +110,12 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		busy += c.nodes
 		peak = max(peak, busy)
 	}
+	part := proposePartition(jobs)
+	if part.name != "" {
+		// The chains run in one partition, on its own nodes: only its jobs
+		// size the partition and shape the chain.
+		jobs, peak = part.jobs, part.peak
+	}
 	fitNodes := peak
 	if o.PartitionNodes > 0 {
 		fitNodes = o.PartitionNodes
@@ -144,6 +150,9 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		return nil, fmt.Errorf("%w: partition nodes %d: want >= 0 (0 = the trace's peak)", ErrStudy, o.PartitionNodes)
 	}
 	nodes, nodesFrom := peak, "the most nodes the trace's jobs held at once"
+	if part.name != "" {
+		nodesFrom = "the most nodes partition " + part.name + "'s jobs held at once"
+	}
 	if o.PartitionNodes > 0 {
 		nodes, nodesFrom = o.PartitionNodes, fmt.Sprintf("given (the trace's jobs held at most %d at once)", peak)
 		if err := checkGivenNodes(fit); err != nil {
@@ -157,7 +166,7 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		Name:    o.Name,
 		Trace:   TraceSpec{Zone: o.Zone},
 		Cluster: ClusterSpec{Profile: "default", Nodes: nodes, InferDependencies: true, InferCapacity: true},
-		Chains:  ChainSpec{Nodes: chains, Limit: Duration(time.Duration(shape.limit) * time.Second)},
+		Chains:  ChainSpec{Nodes: chains, Limit: Duration(time.Duration(shape.limit) * time.Second), Partition: part.name},
 		Periods: PeriodsSpec{
 			Train:      Period{Start: start.In(loc).Format(layout), Windows: trainWindows, Stride: Duration(proposeStride)},
 			Validation: Period{Start: valStart.In(loc).Format(layout), Windows: valWindows, Stride: Duration(proposeStride)},
@@ -189,8 +198,66 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		fmt.Sprintf("chains of %v nodes, limit %s: %s", chains, durText(shape.limit), shape.why),
 		fmt.Sprintf("%s; decision grid; overlap budget 1h", mode),
 	}
+	if part.name != "" {
+		notes = append(notes, part.why)
+	}
 	if m := o.ModelsFrom; m != nil {
 		notes = append(notes, fmt.Sprintf("models, policies, budget, sweep and predictions of study %s", m.Name))
 	}
 	return &Proposal{Study: s, Notes: notes}, nil
+}
+
+// proposedPartition is the partition proposePartition chose for the
+// chains: its trace partition name ("" for a trace of one partition),
+// its jobs, their most nodes busy at once and why it was chosen.
+type proposedPartition struct {
+	name string
+	jobs []trace.Job
+	peak int
+	why  string
+}
+
+// proposePartition chooses the partition a trace's chains run in when
+// its jobs name at least two partitions of at least 1 % of the jobs
+// each: the one whose jobs used the most node-hours (ties: the name).
+// A trace of one partition gives none.
+func proposePartition(jobs []trace.Job) proposedPartition {
+	nodeH, count := map[string]float64{}, map[string]int{}
+	for i := range jobs {
+		j := &jobs[i]
+		count[j.Partition]++
+		if rt, ok := j.RunTime(); ok && rt > 0 {
+			nodeH[j.Partition] += float64(max(1, j.NNodes)) * rt.Hours()
+		}
+	}
+	var names []string
+	for name, n := range count {
+		if float64(n) >= 0.01*float64(len(jobs)) {
+			names = append(names, name)
+		}
+	}
+	if len(names) < 2 {
+		return proposedPartition{}
+	}
+	slices.Sort(names)
+	best := slices.MaxFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(nodeH[a], nodeH[b]), cmp.Compare(b, a)) })
+	if best == "" {
+		return proposedPartition{} // the jobs without a partition are the main pool
+	}
+	p := proposedPartition{name: best}
+	var idx []int
+	for i := range jobs {
+		if jobs[i].Partition == best {
+			p.jobs = append(p.jobs, jobs[i])
+			idx = append(idx, i)
+		}
+	}
+	p.peak = sim.PeakBusy(jobs, idx)
+	var total float64
+	for _, h := range nodeH {
+		total += h
+	}
+	p.why = fmt.Sprintf("chains in partition %s (chains.partition), the one of the trace's %d partitions whose jobs used the most node-hours (%.0f%%); the other partitions' nodes are not its, so only its %d jobs are simulated",
+		best, len(names), 100*nodeH[best]/max(total, 1e-9), len(p.jobs))
+	return p
 }

@@ -2,8 +2,14 @@
 // metrics.json and windows.csv) into a report directory: one
 // self-contained page, report.html, and each figure as PNG and SVG.
 //
-// The page answers which policy to deploy and what it costs. It opens
-// with a summary: the study (trace and its dates, protocol, simulator
+// The page answers which policy to deploy and what it costs, and says
+// when the figures cannot: a chain size's recommendation is withheld,
+// with its cause and the next step stated first (Reason), when the
+// trace's waits are unknown, the simulator's wait fidelity (Fidelity) is
+// below Grounds.MinSpearman, the reactive policy loses a negligible
+// interruption (nothing to save) or the best candidate's reduction
+// interval includes none. It opens with the simulator's fidelity, then
+// a summary: the study (trace and its dates, protocol, simulator
 // profile, partition, chain sizes, decision interval, overlap budget) and,
 // per chain size, a Recommendation: the policy with the largest
 // interruption reduction whose mean overlap per window is within the
