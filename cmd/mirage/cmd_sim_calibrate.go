@@ -45,6 +45,7 @@ The search is deterministic (--seed orders the sampled months) and replays
 	f.Lookup("from").Usage = "first day of the calibration months (YYYY-MM-DD or RFC 3339, in --tz); required"
 	f.Lookup("to").Usage = "end of the calibration months (exclusive); the check months follow; required"
 	f.String("check-to", "", "end of the check months (exclusive; empty = the trace's end)")
+	f.String("study", "", "study (built-in name or file): calibrate as its cluster.calibrate does, on its training months from its profile, checked on the months after (replaces --from, --to, --check-to, --profile and the partition flags)")
 	f.StringP("output", "o", "", "profile file to write (YAML); required")
 	f.Int("workers", 0, "month replays at once (0 = GOMAXPROCS); the result does not depend on it")
 	f.Uint64("seed", 1, "seed of the order the search samples the calibration months in")
@@ -59,26 +60,20 @@ type calibrateSummary struct {
 
 func runSimCalibrate(cmd *cobra.Command, g *globalOptions) error {
 	c := g.cfg.Sim
-	if c.Output == "" || c.From == "" || c.To == "" {
-		return usagef("sim calibrate: --trace, --from, --to and -o are required")
+	if c.Output == "" || c.Trace == "" || c.Study == "" && (c.From == "" || c.To == "") {
+		return usagef("sim calibrate: --trace, -o and --from and --to (or --study) are required")
 	}
 	if err := checkOutput("sim calibrate -o", c.Output, outputFile); err != nil {
 		return err
 	}
-	in, loc, from, to, err := replayIn(cmd, c, "sim calibrate")
+	in, co, err := calibrateIn(cmd, c)
 	if err != nil {
 		return err
 	}
-	var checkTo int64
-	if c.CheckTo != "" {
-		t, err := parseWhen(c.CheckTo, loc)
-		if err != nil {
+	if in.Jobs == nil {
+		if in.Jobs, err = trace.ReadAllContext(cmd.Context(), in.Trace); err != nil {
 			return err
 		}
-		checkTo = t.Unix()
-	}
-	if in.Jobs, err = trace.ReadAllContext(cmd.Context(), in.Trace); err != nil {
-		return err
 	}
 	if in.Profile.NodesFromTrace && c.PartitionNodes <= 0 {
 		// The profile's node count is a placeholder: the pool is the
@@ -91,10 +86,8 @@ func runSimCalibrate(cmd *cobra.Command, g *globalOptions) error {
 		g.log().Info("calibrate: partition sized from the trace", "nodes", in.Profile.Config.Nodes)
 	}
 	bar := newProgressBar(g.stderr, c.Progress, g.cfg.JSON)
-	res, err := replay.Calibrate(cmd.Context(), in, replay.CalibrateOptions{From: from, To: to, CheckTo: checkTo, Zone: loc,
-		Workers: c.Workers, Seed: c.Seed, AllowSkip: c.AllowSkip, Progress: func(done, total int) {
-			bar.set("calibrate: %d of %d month replays", done, total)
-		}})
+	co.Workers, co.Progress = c.Workers, func(done, total int) { bar.set("calibrate: %d of %d month replays", done, total) }
+	res, err := replay.Calibrate(cmd.Context(), in, co)
 	bar.finish()
 	if err != nil {
 		return unfit("sim calibrate", err)
@@ -119,4 +112,35 @@ func runSimCalibrate(cmd *cobra.Command, g *globalOptions) error {
 	fmt.Fprint(g.stdout, strings.ReplaceAll(res.Describe(filepath.Base(in.Trace)), "# ", ""))
 	fmt.Fprintf(g.stdout, "wrote %s\n", c.Output)
 	return nil
+}
+
+// calibrateIn resolves what sim calibrate fits: the study's calibration
+// (--study), or the trace and profile of the sim flags with --from, --to
+// and --check-to.
+func calibrateIn(cmd *cobra.Command, c SimConfig) (replay.In, replay.CalibrateOptions, error) {
+	if c.Study != "" {
+		s, err := resolveStudy(c.Study)
+		if err != nil {
+			return replay.In{}, replay.CalibrateOptions{}, err
+		}
+		if err := s.CheckTrace(c.Trace); err != nil {
+			return replay.In{}, replay.CalibrateOptions{}, err
+		}
+		in, co, err := s.Calibration(cmd.Context(), c.Trace)
+		co.Seed = c.Seed
+		return in, co, err
+	}
+	in, loc, from, to, err := replayIn(cmd, c, "sim calibrate")
+	if err != nil {
+		return in, replay.CalibrateOptions{}, err
+	}
+	co := replay.CalibrateOptions{From: from, To: to, Zone: loc, Seed: c.Seed, AllowSkip: c.AllowSkip}
+	if c.CheckTo != "" {
+		t, err := parseWhen(c.CheckTo, loc)
+		if err != nil {
+			return in, co, err
+		}
+		co.CheckTo = t.Unix()
+	}
+	return in, co, nil
 }

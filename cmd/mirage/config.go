@@ -219,6 +219,9 @@ type SimConfig struct {
 	// months (empty: the trace's end), the replays at once (0:
 	// GOMAXPROCS) and the seed of the months it samples.
 	CheckTo string `mapstructure:"check_to"`
+	// Study, for sim calibrate, takes the calibration from a study
+	// (pipelines.Study.Calibration) in place of the flags.
+	Study string `mapstructure:"study"`
 	Workers int    `mapstructure:"workers"`
 	Seed    uint64 `mapstructure:"seed"`
 	// AllowSkip replays a trace whose jobs wider than the partition are
