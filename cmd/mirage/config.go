@@ -221,7 +221,7 @@ type SimConfig struct {
 	CheckTo string `mapstructure:"check_to"`
 	// Study, for sim calibrate, takes the calibration from a study
 	// (pipelines.Study.Calibration) in place of the flags.
-	Study string `mapstructure:"study"`
+	Study   string `mapstructure:"study"`
 	Workers int    `mapstructure:"workers"`
 	Seed    uint64 `mapstructure:"seed"`
 	// AllowSkip replays a trace whose jobs wider than the partition are
