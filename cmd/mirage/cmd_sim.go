@@ -42,17 +42,21 @@ center decides whether to trust the simulator for its cluster.
 			return runSimReplay(cmd, g)
 		},
 	}
-	addReplayFlags(cmd.Flags())
+	addReplayFlags(cmd.Flags(), true)
 	return cmd
 }
 
-// addReplayFlags adds the flags of a replay (the sim section) to f.
-func addReplayFlags(f *pflag.FlagSet) {
+// addReplayFlags adds the flags of a replay (the sim section) to f;
+// renamed adds the old names of renamed flags too (a command that had
+// them keeps them for a release; a new one has none).
+func addReplayFlags(f *pflag.FlagSet, renamed bool) {
 	d := defaultConfig().Sim
 	f.String("trace", "", "trace file (Parquet, from mirage ingest); required")
 	f.String("profile", d.Profile, "simulator profile: a built-in one ("+strings.Join(sim.ProfileNames(), ", ")+"; mirage sim profile show NAME prints it) or a profile file (YAML); a profile that infers dependencies or capacity (ls6 does) turns on --infer-deps or --infer-capacity unless they are given")
 	f.Int("partition-nodes", d.PartitionNodes, partitionNodesUsage+" (0 = the profile's)")
-	addRenamedFlag(f, "nodes", "partition-nodes")
+	if renamed {
+		addRenamedFlag(f, "nodes", "partition-nodes")
+	}
 	f.String("backfill", d.Backfill, "backfill flavour: conservative, easy, none (empty = the profile's)")
 	f.String("cancelled", d.Cancelled, "jobs cancelled while pending: leave or run-zero (empty = the profile's)")
 	f.Int("max-jobs-per-user", d.MaxJobsPerUser, "running jobs per user (0 = unlimited; -1 = the profile's)")

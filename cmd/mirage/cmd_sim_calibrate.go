@@ -40,7 +40,7 @@ The search is deterministic (--seed orders the sampled months) and replays
 			return runSimCalibrate(cmd, g)
 		},
 	}
-	addReplayFlags(cmd.Flags())
+	addReplayFlags(cmd.Flags(), false)
 	f := cmd.Flags()
 	f.Lookup("from").Usage = "first day of the calibration months (YYYY-MM-DD or RFC 3339, in --tz); required"
 	f.Lookup("to").Usage = "end of the calibration months (exclusive); the check months follow; required"

@@ -38,7 +38,7 @@ job).
 			return runSimStarts(cmd, g)
 		},
 	}
-	addReplayFlags(cmd.Flags())
+	addReplayFlags(cmd.Flags(), true)
 	cmd.Flags().Lookup("from").Usage = "first submission whose start is predicted (YYYY-MM-DD or RFC 3339, in --tz); the replay starts at the trace's beginning"
 	cmd.Flags().Lookup("to").Usage = "end of the submissions whose starts are predicted (exclusive)"
 	cmd.Flags().String("runtime-model", "", "run-time model directory (mirage train --model runtime): adds its median as a predictor")

@@ -61,7 +61,7 @@ func TestFlagNames_OneNamePerConcept(t *testing.T) {
 	}
 	walk(root)
 	want := map[string][]string{
-		"partition-nodes":              {"analyze", "evaluate", "features build", "sim replay", "sim starts", "study init", "synth", "train"},
+		"partition-nodes":              {"analyze", "evaluate", "features build", "sim calibrate", "sim replay", "sim starts", "study init", "synth", "train"},
 		"chain-nodes":                  {"evaluate", "features build", "train"},
 		"nodes -> partition-nodes":     {"features build", "sim replay", "sim starts", "synth", "train"},
 		"nodes -> chain-nodes":         {"evaluate"},
