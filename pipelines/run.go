@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+
+	"github.com/mirage-hpc/mirage/reports"
 )
 
 // RunOptions configure Run.
@@ -68,6 +70,10 @@ type StageResult struct {
 	// Job is the Slurm job of a stage submitted by the Slurm executor
 	// (or found by Jobs); nil otherwise.
 	Job *SlurmJob `json:"slurm,omitempty"`
+	// Grounds, for a finished report stage, is its verdict: the
+	// simulator's fidelity and, per chain size, the recommended policy or
+	// why there is none (reports.GroundsFile).
+	Grounds *reports.GroundsSummary `json:"grounds,omitempty"`
 }
 
 // stage is one node of the DAG: its part of the study (config), the keys

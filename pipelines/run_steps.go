@@ -198,7 +198,7 @@ func (r *pipelineRun) report(ctx context.Context, c checked, ev StageResult, tra
 		repInputs = append(repInputs, analysis.Key)
 		analysisPage = filepath.Join(analysis.Dir, AnalysisPage)
 	}
-	_, err := r.do(ctx, stage{name: "report", config: nil, inputs: repInputs,
+	res, err := r.do(ctx, stage{name: "report", config: nil, inputs: repInputs,
 		run: func(ctx context.Context, dir string) error {
 			fid, sum, err := measureFidelity(ctx, s, c.trainP, c.valP, o)
 			if err != nil {
@@ -210,5 +210,11 @@ func (r *pipelineRun) report(ctx context.Context, c checked, ev StageResult, tra
 				grounds: reports.Grounds{MinSpearman: s.Grounds.MinSpearman, NegligibleH: time.Duration(s.Grounds.Negligible).Hours(),
 					Calibrated: r.calibratedProfile}}, o.Logger)
 		}}, append([]StageResult{ev}, predicted...)...)
-	return err
+	if err != nil || r.o.DryRun || !r.ex.runsHere() {
+		return err
+	}
+	if g, err := reports.ReadGrounds(res.Dir); err == nil {
+		r.results[len(r.results)-1].Grounds = &g
+	}
+	return nil
 }

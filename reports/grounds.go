@@ -1,9 +1,13 @@
 package reports
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 
+	"github.com/mirage-hpc/mirage/internal/atomicfile"
 	"github.com/mirage-hpc/mirage/internal/htmlpage"
 )
 
@@ -154,4 +158,51 @@ func lowFidelityNext(calibrated bool) string {
 		return "the calibration of the simulator's settings reached no better: describe the cluster in a profile file by hand (its partitions, priority weights, reservations and per-user limits, what the search cannot find; mirage sim profile show default is a start, mirage sim replay --profile FILE measures each edit), then rerun"
 	}
 	return "fit the simulator to the trace (mirage sim calibrate, or a study's cluster.calibrate: true; a profile with the cluster's partitions, priority and backfill), then rerun"
+}
+
+// GroundsFile is the report directory's machine-readable verdict: the
+// simulator's fidelity, the grounds' thresholds and, per chain size,
+// whether a policy is recommended or why not (GroundsSummary).
+const GroundsFile = "grounds.json"
+
+// GroundsSummary is GroundsFile's content.
+type GroundsSummary struct {
+	Fidelity        *Fidelity      `json:"fidelity"`
+	Grounds         Grounds        `json:"grounds"`
+	Recommendations []GroundsChain `json:"recommendations"`
+}
+
+// GroundsChain is one chain size's verdict: the recommended policy, or
+// none (Policy is then the best candidate) with the reasons.
+type GroundsChain struct {
+	ChainNodes  int      `json:"chain_nodes"`
+	Recommended bool     `json:"recommended"`
+	Policy      string   `json:"policy"`
+	Withheld    []Reason `json:"withheld,omitempty"`
+}
+
+// writeGrounds writes the report's GroundsFile into dir.
+func writeGrounds(dir string, rep *Report) error {
+	g := GroundsSummary{Fidelity: rep.Fidelity, Grounds: rep.Grounds, Recommendations: []GroundsChain{}}
+	for _, r := range rep.Recommendations {
+		g.Recommendations = append(g.Recommendations, GroundsChain{ChainNodes: r.Nodes, Recommended: r.Recommended, Policy: r.Stats.Policy, Withheld: r.Withheld})
+	}
+	b, err := json.MarshalIndent(g, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, GroundsFile), append(b, '\n'))
+}
+
+// ReadGrounds reads a report directory's GroundsFile.
+func ReadGrounds(dir string) (GroundsSummary, error) {
+	var g GroundsSummary
+	b, err := os.ReadFile(filepath.Join(dir, GroundsFile))
+	if err != nil {
+		return g, err
+	}
+	if err := json.Unmarshal(b, &g); err != nil {
+		return g, fmt.Errorf("%s: %w", GroundsFile, err)
+	}
+	return g, nil
 }

@@ -172,6 +172,14 @@ func TestRender_Grounds(t *testing.T) {
 			if !strings.Contains(page, c.text) {
 				t.Errorf("the page lacks %q", c.text)
 			}
+			g, err := ReadGrounds(rep.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(g.Recommendations) != 1 || g.Recommendations[0].Recommended != (c.want == "") ||
+				c.want != "" && g.Recommendations[0].Withheld[0].Kind != c.want {
+				t.Errorf("%s: %+v, want the page's verdict", GroundsFile, g.Recommendations)
+			}
 			if strings.Contains(page, "0001-01-01") {
 				t.Error("the page shows a zero date")
 			}

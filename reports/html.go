@@ -67,7 +67,10 @@ func writeReport(ctx context.Context, dir string, rep *Report, opts Options) err
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, HTMLFile), page.Bytes())
+	if err := atomicfile.WriteFile(filepath.Join(dir, HTMLFile), page.Bytes()); err != nil {
+		return err
+	}
+	return writeGrounds(dir, rep)
 }
 
 func contains(s []string, v string) bool {

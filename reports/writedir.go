@@ -11,7 +11,7 @@ import (
 // DirFiles are the names (filepath.Match patterns) a report directory
 // holds: replacing a directory with other files in it is refused
 // (atomicdir.ErrForeign).
-var DirFiles = []string{HTMLFile, "*.png", "*.svg"}
+var DirFiles = []string{HTMLFile, GroundsFile, "*.png", "*.svg"}
 
 // writeDir writes the report directory dir as a unit with
 // internal/atomicdir: fill writes into a fresh temporary directory beside
