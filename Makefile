@@ -32,7 +32,8 @@ build:
 ## train forest, xgboost, estimate, estimate-rt and a DQN -> predict ->
 ## evaluate (baselines, oracle, models, sweeps) -> report; prints
 ## report.html's path. A second run is all cache hits.
-## `make run TRACE=path [TZ=zone] [NODES=n]` ingests your trace, proposes a
+## `make run TRACE=path [TZ=zone] [NODES=n] [START=time]` ingests your trace
+## (START: an SWF trace's start, RFC 3339, when its header has none), proposes a
 ## study for it (OUT/NAME.yaml, kept once written: edit it and rerun) and runs it.
 # TRACE_NAME is the trace file's name without one compression and then one
 # format suffix (ingest.TraceName): X-2.1-b1.swf.gz is X-2.1-b1, so traces
@@ -46,7 +47,7 @@ ifeq ($(TRACE),)
 	$(BIN) pipeline run synth -o $(OUT) --jobs 2 $(RUN_LOG)
 else
 	@mkdir -p "$(OUT)"
-	$(BIN) ingest --tz "$(or $(TZ),America/Chicago)" --cluster "$(TRACE_NAME)" -o "$(OUT)/$(TRACE_NAME).parquet" "$(TRACE)" $(RUN_LOG)
+	$(BIN) ingest --tz "$(or $(TZ),America/Chicago)" --cluster "$(TRACE_NAME)" -o "$(OUT)/$(TRACE_NAME).parquet" "$(TRACE)" $(if $(START),--start-time "$(START)") $(RUN_LOG)
 	@if [ -f "$(OUT)/$(TRACE_NAME).yaml" ]; then echo "run: study $(OUT)/$(TRACE_NAME).yaml (edit it and rerun; delete it to propose a new one)"; \
 	else $(BIN) study init --trace "$(OUT)/$(TRACE_NAME).parquet" -o "$(OUT)/$(TRACE_NAME).yaml" --name "$(TRACE_NAME)" \
 	  --models-from synth $(if $(NODES),--partition-nodes $(NODES)) $(RUN_LOG); fi
