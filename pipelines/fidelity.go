@@ -2,9 +2,13 @@ package pipelines
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/mirage-hpc/mirage/analyze"
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/reports"
 	"github.com/mirage-hpc/mirage/sim"
@@ -107,4 +111,25 @@ func studyReplayIn(ctx context.Context, p features.Protocol, prof sim.Profile, p
 		in.Profile.Config.Nodes = pj.Partition.Nodes
 	}
 	return in, nil
+}
+
+// chainCheck reads the analyze stage's replay of the trace's own chains
+// (its summary.json) as the report's grounds read it; nil when no link
+// was replayed.
+func chainCheck(dir string) (*reports.ChainCheck, error) {
+	b, err := os.ReadFile(filepath.Join(dir, analyze.Summary))
+	if err != nil {
+		return nil, err
+	}
+	var a struct {
+		Chains analyze.ChainSummary `json:"chains"`
+	}
+	if err := json.Unmarshal(b, &a); err != nil {
+		return nil, fmt.Errorf("%s: %w", analyze.Summary, err)
+	}
+	c := a.Chains
+	if c.ReplayedLinks == 0 {
+		return nil, nil
+	}
+	return &reports.ChainCheck{Links: c.ReplayedLinks, RealH: c.RealReplayedH, ReactiveH: c.ReactiveInterruptH}, nil
 }

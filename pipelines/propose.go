@@ -177,6 +177,7 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 	}
 	mode := "warm windows, simulator profile default calibrated to the trace's waits on the training months (cluster.calibrate: the fitted settings and inferences replace these)"
 	s.Cluster.Calibrate = true
+	s.Analyze = true // the trace's own chains: the report checks the simulator on them
 	if noStarts {
 		s.Cluster.Calibrate = false
 		// Warm windows and the inferences read the trace's real starts.

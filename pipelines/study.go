@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -249,6 +250,11 @@ type GroundsSpec struct {
 	// Negligible is the reactive policy's mean interruption per window at
 	// or below which there is nothing to save; 0 means 3 minutes.
 	Negligible Duration `yaml:"negligible,omitempty" mapstructure:"negligible" json:"negligible,omitempty"`
+	// MaxChainRatio is the most the trace's own chains' simulated
+	// reactive interruption may differ from their real one, a factor
+	// either way (with analyze: true); 0 means 2, a negative value checks
+	// no chains.
+	MaxChainRatio float64 `yaml:"max_chain_ratio,omitempty" mapstructure:"max_chain_ratio" json:"max_chain_ratio,omitempty"`
 }
 
 type BudgetSpec struct {
@@ -327,6 +333,8 @@ func (s *Study) Validate() error {
 		return bad("periods", "warmup %v, workload %v: want warmup >= 0 and workload > 0", time.Duration(s.Periods.Warmup), time.Duration(s.Periods.Workload))
 	case !(s.Grounds.MinSpearman <= 1) || s.Grounds.MinSpearman < -1:
 		return bad("grounds.min_spearman", "%v: want a correlation in [-1, 1] (0 = 0.5; negative: no fidelity check)", s.Grounds.MinSpearman)
+	case s.Grounds.MaxChainRatio > 0 && s.Grounds.MaxChainRatio < 1 || math.IsNaN(s.Grounds.MaxChainRatio):
+		return bad("grounds.max_chain_ratio", "%v: want a factor >= 1 (0 = 2; negative: no chain check)", s.Grounds.MaxChainRatio)
 	case s.Grounds.Negligible < 0:
 		return bad("grounds.negligible", "%v: want >= 0 (0 = 3m)", time.Duration(s.Grounds.Negligible))
 	case s.Budget.Overlap < 0:

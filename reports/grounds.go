@@ -21,6 +21,13 @@ const (
 	// DefaultNegligibleH is the reactive policy's mean interruption per
 	// window (hours) below which there is nothing to save: 3 minutes.
 	DefaultNegligibleH = 0.05
+	// DefaultMaxChainRatio is the most the simulated reactive
+	// interruption of the trace's own chains may differ from their real
+	// one, as a factor either way.
+	DefaultMaxChainRatio = 2.0
+	// minChainLinks is the fewest replayed links of real chains the ratio
+	// is judged on.
+	minChainLinks = 10
 )
 
 // Grounds are the thresholds a recommendation must clear: without them
@@ -34,6 +41,11 @@ type Grounds struct {
 	// (hours) at or below which nothing is to be saved; 0 means
 	// DefaultNegligibleH.
 	NegligibleH float64 `json:"negligible_interruption_h"`
+	// MaxChainRatio is the most the trace's own chains' simulated
+	// reactive interruption may differ from their real one (a factor
+	// either way, Fidelity.Chains); 0 means DefaultMaxChainRatio, a
+	// negative value checks no chains.
+	MaxChainRatio float64 `json:"max_chain_ratio"`
 	// Calibrated says the simulator was already fitted to the trace's
 	// waits (mirage sim calibrate), so that a low fidelity's next step is
 	// not to calibrate again.
@@ -47,7 +59,32 @@ func (g Grounds) withDefaults() Grounds {
 	if g.NegligibleH <= 0 {
 		g.NegligibleH = DefaultNegligibleH
 	}
+	if g.MaxChainRatio == 0 {
+		g.MaxChainRatio = DefaultMaxChainRatio
+	}
 	return g
+}
+
+// ChainCheck is the trace's own service chains (found by mirage
+// analyze) replayed in the simulator: what their jobs really lost to
+// interruption and what the simulator's reactive replay of the same
+// links gives.
+type ChainCheck struct {
+	Links     int64   `json:"replayed_links"`
+	RealH     float64 `json:"real_interruption_h"`
+	ReactiveH float64 `json:"simulated_reactive_interruption_h"`
+}
+
+// ratio is the larger of real/simulated and simulated/real (+Inf when one
+// of them is 0 and the other is not; 1 when both are).
+func (c ChainCheck) ratio() float64 {
+	switch {
+	case c.RealH == c.ReactiveH:
+		return 1
+	case c.RealH == 0 || c.ReactiveH == 0:
+		return math.Inf(1)
+	}
+	return max(c.RealH/c.ReactiveH, c.ReactiveH/c.RealH)
 }
 
 // Fidelity is how well the simulator replays the trace's real waits (a
@@ -66,13 +103,15 @@ type Fidelity struct {
 	Spearman *float64 `json:"wait_spearman,omitempty"`
 	Within2x *float64 `json:"within_2x,omitempty"`
 	MAEH     *float64 `json:"wait_mae_h,omitempty"`
+	// Chains, when not nil, is the trace's own chains' check.
+	Chains *ChainCheck `json:"chains,omitempty"`
 }
 
 // A Reason is why a chain size's recommendation is withheld: its Cause
 // and the Next step that would give grounds.
 type Reason struct {
-	// Kind is "waits-unknown", "low-fidelity", "nothing-to-save" or
-	// "no-reduction".
+	// Kind is "waits-unknown", "low-fidelity", "chains-mismatch",
+	// "nothing-to-save" or "no-reduction".
 	Kind  string `json:"kind"`
 	Cause string `json:"cause"`
 	Next  string `json:"next"`
@@ -106,6 +145,12 @@ func withheld(r Recommendation, reactive bool, in groundsInput) []Reason {
 			Cause: fmt.Sprintf("the simulator's waits rank the real ones at a Spearman of %.2f over %d jobs, below the %.2f the figures need: the simulated queue is not the cluster's",
 				*in.fidelity.Spearman, in.fidelity.Jobs, g.MinSpearman),
 			Next: lowFidelityNext(in.grounds.Calibrated)})
+	}
+	if c := in.fidelity.chains(); c != nil && g.MaxChainRatio > 0 && c.Links >= minChainLinks && c.ratio() > g.MaxChainRatio {
+		out = append(out, Reason{Kind: "chains-mismatch",
+			Cause: fmt.Sprintf("the trace's own service chains really lost %.1f h of interruption on %d replayed links, but the simulator's reactive replay of the same links gives %.1f h (more than %g× apart): its queue does not wait as the cluster's does",
+				c.RealH, c.Links, c.ReactiveH, g.MaxChainRatio),
+			Next: "describe the cluster's partitions and limits in the profile (the chains' partition first), calibrate on the months the chains ran, then rerun"})
 	}
 	if reactive && r.ReactiveH <= g.NegligibleH {
 		out = append(out, Reason{Kind: "nothing-to-save",
@@ -143,6 +188,10 @@ func fidelityText(rep *Report) string {
 		}
 		if g := rep.Grounds.withDefaults(); g.MinSpearman > 0 {
 			s += fmt.Sprintf(" (a recommendation needs a Spearman of %.2f)", g.MinSpearman)
+		}
+		if c := f.Chains; c != nil && c.Links > 0 {
+			s += fmt.Sprintf("; the trace's own chains really lost %.1f h of interruption on %d replayed links, the simulator's reactive replay of them %.1f h",
+				c.RealH, c.Links, c.ReactiveH)
 		}
 		return s
 	case f != nil || rep.Study.Trace != "" && rep.Study.TraceWaits == 0:
@@ -205,4 +254,12 @@ func ReadGrounds(dir string) (GroundsSummary, error) {
 		return g, fmt.Errorf("%s: %w", GroundsFile, err)
 	}
 	return g, nil
+}
+
+// chains returns f's chain check, nil when f or it is nil.
+func (f *Fidelity) chains() *ChainCheck {
+	if f == nil {
+		return nil
+	}
+	return f.Chains
 }

@@ -186,3 +186,34 @@ func TestRender_Grounds(t *testing.T) {
 		})
 	}
 }
+
+func TestWithheld_Chains(t *testing.T) {
+	rho := 0.8
+	good := Recommendation{Nodes: 1, ReactiveH: 2, Stats: Stats{Label: "a", Windows: 30, Reduction: Interval{Point: 0.4, Lo: 0.2, Hi: 0.6}}}
+	for _, c := range []struct {
+		name   string
+		chains *ChainCheck
+		g      Grounds
+		want   bool // withheld for chains-mismatch
+	}{
+		{"None", nil, Grounds{}, false},
+		{"Close", &ChainCheck{Links: 50, RealH: 100, ReactiveH: 80}, Grounds{}, false},
+		{"SixteenTimes", &ChainCheck{Links: 496, RealH: 1662.6, ReactiveH: 100.7}, Grounds{}, true},
+		{"SimulatedMore", &ChainCheck{Links: 40, RealH: 10, ReactiveH: 30}, Grounds{}, true},
+		{"NoneSimulated", &ChainCheck{Links: 40, RealH: 10}, Grounds{}, true},
+		{"FewLinks", &ChainCheck{Links: 5, RealH: 100, ReactiveH: 1}, Grounds{}, false},
+		{"RatioSet", &ChainCheck{Links: 40, RealH: 10, ReactiveH: 30}, Grounds{MaxChainRatio: 4}, false},
+		{"Off", &ChainCheck{Links: 40, RealH: 10, ReactiveH: 300}, Grounds{MaxChainRatio: -1}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := groundsInput{grounds: c.g, fidelity: &Fidelity{Jobs: 100, Spearman: &rho, Chains: c.chains}}
+			got := false
+			for _, r := range withheld(good, true, in) {
+				got = got || r.Kind == "chains-mismatch"
+			}
+			if got != c.want {
+				t.Errorf("chains-mismatch %v, want %v", got, c.want)
+			}
+		})
+	}
+}
