@@ -192,6 +192,12 @@ type Config struct {
 	MinuteRounding bool `json:"minute_rounding" yaml:"minute_rounding"`
 	// AgeFromSubmit measures age from submission instead of eligibility.
 	AgeFromSubmit bool `json:"age_from_submit" yaml:"age_from_submit"`
+	// MainIntervalSec, when > 0, runs the main scheduling pass only at
+	// multiples of it (a scheduler that cycles, as Maui's and the EASY
+	// era's did, or Slurm's sched_interval alone) instead of after every
+	// event: a job that could start waits for the next cycle. 0 is the
+	// event-driven main pass.
+	MainIntervalSec int64 `json:"main_interval_sec,omitempty" yaml:"main_interval_sec,omitempty"`
 }
 
 // DefaultConfig returns the default profile's configuration
@@ -223,6 +229,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: decay half-life %d s <= 0", ErrConfig, c.Priority.DecayHalfLifeSec)
 	case c.Backfill.Flavour != BackfillNone && (c.Backfill.IntervalSec <= 0 || c.Backfill.ResolutionSec <= 0 || c.Backfill.WindowSec <= 0):
 		return fmt.Errorf("%w: backfill interval, window and resolution must be > 0", ErrConfig)
+	case c.MainIntervalSec < 0:
+		return fmt.Errorf("%w: main interval %d s < 0 (0 = after every event)", ErrConfig, c.MainIntervalSec)
 	case c.Backfill.MaxJobTest < 0 || c.Backfill.MaxJobUser < 0:
 		return fmt.Errorf("%w: max job test %d or max job user %d < 0 (0 = unlimited)", ErrConfig, c.Backfill.MaxJobTest, c.Backfill.MaxJobUser)
 	case c.Limits.MaxJobsPerUser < 0 || c.Limits.MaxNodesPerUser < 0:

@@ -57,6 +57,8 @@ func (p *Profile) Validate() error {
 		return bad("config.backfill.max_job_test", "%d: want >= 0 (0 = all)", bf.MaxJobTest)
 	case bf.MaxJobUser < 0:
 		return bad("config.backfill.max_job_user", "%d: want >= 0 (0 = no limit)", bf.MaxJobUser)
+	case c.MainIntervalSec < 0:
+		return bad("config.main_interval_sec", "%d: want >= 0 (0 = a main pass after every event)", c.MainIntervalSec)
 	case c.Limits.MaxJobsPerUser < 0:
 		return bad("config.limits.max_jobs_per_user", "%d: want >= 0 (0 = unlimited)", c.Limits.MaxJobsPerUser)
 	case c.Limits.MaxNodesPerUser < 0:

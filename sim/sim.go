@@ -53,6 +53,7 @@ type Sim struct {
 	nevents  int64
 	nextBF   int64 // next backfill pass time
 	bfIdle   bool  // the last backfill pass started nothing and nothing happened since
+	mainDue  bool  // something happened since the last main pass (Config.MainIntervalSec)
 	capIdx   int   // next capacity step
 
 	pending []JobID    // eligible queued jobs, unordered (jobState.pos is the index)
@@ -357,6 +358,11 @@ func (s *Sim) nextTime() (int64, bool) {
 	}
 	if s.cfg.Backfill.Flavour != BackfillNone && len(s.pending) > 0 && !(s.bfIdle && !ok) && (!ok || s.nextBF < t) {
 		t, ok = s.nextBF, true
+	}
+	if s.mainDue && len(s.pending) > 0 {
+		if m := s.alignMain(s.now); !ok || m < t {
+			t, ok = m, true
+		}
 	}
 	return t, ok
 }

@@ -12,9 +12,11 @@ func (s *Sim) step(t int64) {
 		s.nextBF = s.alignBF(t)
 	}
 	for {
-		changed := s.drain(t)
-		if changed {
-			s.bfIdle = false
+		if s.drain(t) {
+			s.bfIdle, s.mainDue = false, true
+		}
+		if s.mainDue && s.alignMain(t) == t {
+			s.mainDue = false
 			s.mainPass()
 		}
 		if s.cfg.Backfill.Flavour != BackfillNone && s.nextBF <= t {
@@ -27,6 +29,16 @@ func (s *Sim) step(t int64) {
 			return
 		}
 	}
+}
+
+// alignMain returns the first main pass time >= t: t itself for an
+// event-driven main pass (MainIntervalSec 0).
+func (s *Sim) alignMain(t int64) int64 {
+	iv := s.cfg.MainIntervalSec
+	if iv <= 0 {
+		return t
+	}
+	return (floorDiv(t-1, iv) + 1) * iv
 }
 
 // alignBF returns the first backfill time >= t.

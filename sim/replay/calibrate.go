@@ -78,6 +78,9 @@ type Candidate struct {
 	// users ran at once (userLimit; Maui's and Slurm QOS's MaxJobsPU):
 	// 0 keeps the base profile's limit.
 	UserLimit int `json:"user_limit,omitempty"`
+	// MainInterval is the main pass's cycle in seconds (sim.Config's
+	// MainIntervalSec); 0 keeps the base profile's.
+	MainInterval int64 `json:"main_interval_sec,omitempty"`
 }
 
 func (c Candidate) String() string {
@@ -93,6 +96,9 @@ func (c Candidate) String() string {
 	}
 	if c.UserLimit > 0 {
 		s += fmt.Sprintf(" max-jobs-per-user=%d", c.UserLimit)
+	}
+	if c.MainInterval > 0 {
+		s += fmt.Sprintf(" main-interval=%ds", c.MainInterval)
 	}
 	return s
 }
@@ -151,8 +157,8 @@ func months(from, to int64, loc *time.Location) []month {
 // Calibrate fits to the trace what it does not record (the priority,
 // backfill flavour, cancelled-job handling, capacity and dependency
 // inference, partitions: the Candidate settings) on the months of
-// [o.From, o.To), by successive halving: every candidate replays one
-// month (a seeded sample), the best third goes on to twice as many
+// [o.From, o.To), by successive halving: every candidate replays two
+// months (a seeded sample), the best third goes on to twice as many
 // months, and so on until one is left or every month is used; each month
 // is replayed after o.WarmupSec of the trace before it, and scored on the
 // jobs submitted in it (Score: wait Spearman plus the share within 2x).
@@ -212,7 +218,8 @@ func Calibrate(ctx context.Context, in In, o CalibrateOptions) (Calibration, err
 		alive[i] = i
 	}
 	planned := 0
-	for n, k := 1, len(cands); ; n, k = min(2*n, len(cal)), max(1, (k+2)/3) {
+	first := min(firstRungMonths, len(cal))
+	for n, k := first, len(cands); ; n, k = min(2*n, len(cal)), max(1, (k+2)/3) {
 		planned += k * n
 		if k == 1 || n == len(cal) {
 			break
@@ -220,7 +227,7 @@ func Calibrate(ctx context.Context, in In, o CalibrateOptions) (Calibration, err
 	}
 	planned += 2 * len(check)
 	c.total = planned
-	for rung, n := 0, 1; ; rung, n = rung+1, min(2*n, len(cal)) {
+	for rung, n := 0, first; ; rung, n = rung+1, min(2*n, len(cal)) {
 		ms := make([]month, n)
 		for i := range ms {
 			ms[i] = cal[order[i]]
@@ -274,6 +281,10 @@ func Calibrate(ctx context.Context, in In, o CalibrateOptions) (Calibration, err
 	return res, nil
 }
 
+// firstRungMonths is the months every candidate replays: two, so that a
+// single odd month does not drop the best setting.
+const firstRungMonths = 2
+
 // candidates returns the search space over the base profile: the
 // inferences only when the trace has real starts, partitions only when
 // its jobs name at least two, each with 1 % of the jobs.
@@ -306,8 +317,10 @@ func candidates(base sim.Profile, tjobs []trace.Job, partitions bool) []Candidat
 					for _, id := range []bool{false, true} {
 						for _, pt := range bools(partitions && (multi >= 2 || len(base.Partitions) > 0)) {
 							for _, ul := range limits {
-								out = append(out, Candidate{Priority: pr, Backfill: bf, Cancelled: cn, InferCapacity: ic, InferDependencies: id,
-									Partitions: pt, UserLimit: ul})
+								for _, mi := range mainIntervals {
+									out = append(out, Candidate{Priority: pr, Backfill: bf, Cancelled: cn, InferCapacity: ic, InferDependencies: id,
+										Partitions: pt, UserLimit: ul, MainInterval: mi})
+								}
 							}
 						}
 					}
@@ -317,6 +330,10 @@ func candidates(base sim.Profile, tjobs []trace.Job, partitions bool) []Candidat
 	}
 	return out
 }
+
+// mainIntervals are the main pass cycles searched (seconds; 0: the base
+// profile's): event-driven, every minute, every 5 minutes.
+var mainIntervals = []int64{0, 60, 300}
 
 // apply returns base with candidate c's settings.
 func apply(base sim.Profile, c Candidate, tjobs []trace.Job) (sim.Profile, error) {
@@ -369,6 +386,9 @@ func apply(base sim.Profile, c Candidate, tjobs []trace.Job) (sim.Profile, error
 	}
 	if c.UserLimit > 0 {
 		cfg.Limits.MaxJobsPerUser = c.UserLimit
+	}
+	if c.MainInterval > 0 {
+		cfg.MainIntervalSec = c.MainInterval
 	}
 	p.Partitions = nil
 	if c.Partitions {
