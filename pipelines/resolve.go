@@ -24,6 +24,13 @@ func Resolve(nameOrPath string) (*Study, error) {
 	switch {
 	case err == nil:
 		return Load(nameOrPath, data)
+	case isDir(nameOrPath) && !strings.ContainsAny(nameOrPath, "/.\\"):
+		// A directory named like a built-in study (an output directory
+		// "synth" in the working directory) is not a study file.
+		if s, _, berr := Builtin(nameOrPath); berr == nil {
+			return s, nil
+		}
+		return nil, fmt.Errorf("study %s: %w", nameOrPath, err)
 	case !os.IsNotExist(err):
 		return nil, fmt.Errorf("study %s: %w", nameOrPath, err)
 	}
@@ -85,4 +92,9 @@ func TraceZone(path string) (string, error) {
 		return "", nil
 	}
 	return m.TZ, nil
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
