@@ -40,6 +40,9 @@ type ChainOptions struct {
 // whole trace in memory, so they run only on traces of at most MaxJobs
 // jobs; their sections say so otherwise.
 type ReplayOptions struct {
+	// noOracle replays the reactive successors only (ReplayChains).
+	noOracle bool
+
 	// MaxJobs is the largest trace (rows) replayed; 0 means 500,000; a
 	// negative value turns replays off.
 	MaxJobs int64

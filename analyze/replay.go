@@ -196,9 +196,12 @@ func replayChain(ctx context.Context, o *Options, s *sim.Sim, head sim.JobID, c 
 		if int(qj.Nodes) > s.Config().Nodes {
 			break
 		}
-		best, bestAt, ok, err := oracle(ctx, s, qj, pStart, pEnd, o.Replay.OracleStepSec)
-		if err != nil {
-			return nil, err
+		best, bestAt, ok := int64(0), int64(0), true
+		if !o.Replay.noOracle {
+			var err error
+			if best, bestAt, ok, err = oracle(ctx, s, qj, pStart, pEnd, o.Replay.OracleStepSec); err != nil {
+				return nil, err
+			}
 		}
 		if err := s.RunBefore(ctx, pEnd); err != nil {
 			return nil, err

@@ -2,10 +2,7 @@ package pipelines
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/mirage-hpc/mirage/analyze"
@@ -49,9 +46,23 @@ func measureFidelity(ctx context.Context, s *Study, trainP, valP features.Protoc
 		return nil, replay.Summary{}, fmt.Errorf("fidelity replay: %w", err)
 	}
 	zeroWall(&sum)
+	// The trace's own chains, replayed with the same simulator.
+	tjobs := in.Jobs
+	if tjobs == nil {
+		if tjobs, err = trace.ReadAllContext(ctx, o.Trace); err != nil {
+			return nil, replay.Summary{}, err
+		}
+	}
+	cr, err := analyze.ReplayChains(ctx, tjobs, in.Profile, from, to, analyze.DefaultOptions())
+	if err != nil {
+		return nil, replay.Summary{}, fmt.Errorf("fidelity replay: %w", err)
+	}
 	source := fmt.Sprintf("a replay of the study's months, %s to %s, simulator profile %s", time.Unix(from, 0).In(loc).Format("2006-01-02"),
 		time.Unix(to, 0).In(loc).Format("2006-01-02"), prof.Name)
 	f := &reports.Fidelity{Source: source, Jobs: sum.Compared, Spearman: sum.WaitSpearman, Within2x: sum.Within2x}
+	if cr.Links > 0 {
+		f.Chains = &reports.ChainCheck{Links: cr.Links, RealH: cr.RealH, ReactiveH: cr.ReactiveH}
+	}
 	if sum.WaitMAESec != nil {
 		h := *sum.WaitMAESec / 3600
 		f.MAEH = &h
@@ -111,25 +122,4 @@ func studyReplayIn(ctx context.Context, p features.Protocol, prof sim.Profile, p
 		in.Profile.Config.Nodes = pj.Partition.Nodes
 	}
 	return in, nil
-}
-
-// chainCheck reads the analyze stage's replay of the trace's own chains
-// (its summary.json) as the report's grounds read it; nil when no link
-// was replayed.
-func chainCheck(dir string) (*reports.ChainCheck, error) {
-	b, err := os.ReadFile(filepath.Join(dir, analyze.Summary))
-	if err != nil {
-		return nil, err
-	}
-	var a struct {
-		Chains analyze.ChainSummary `json:"chains"`
-	}
-	if err := json.Unmarshal(b, &a); err != nil {
-		return nil, fmt.Errorf("%s: %w", analyze.Summary, err)
-	}
-	c := a.Chains
-	if c.ReplayedLinks == 0 {
-		return nil, nil
-	}
-	return &reports.ChainCheck{Links: c.ReplayedLinks, RealH: c.RealReplayedH, ReactiveH: c.ReactiveInterruptH}, nil
 }

@@ -204,11 +204,6 @@ func (r *pipelineRun) report(ctx context.Context, c checked, ev StageResult, tra
 			if err != nil {
 				return err
 			}
-			if analysis != nil {
-				if fid.Chains, err = chainCheck(analysis.Dir); err != nil {
-					return err
-				}
-			}
 			return renderReport(ctx, ev.Dir, dir, reportOptions{trace: o.Trace, predictions: predictions, dqn: dqns, analysis: analysisPage,
 				study: s.Name, budgetH: time.Duration(s.Budget.Overlap).Hours(), decision: time.Duration(s.Grid.Decision),
 				fidelity: fid, fidelitySummary: &sum,

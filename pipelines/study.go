@@ -252,7 +252,7 @@ type GroundsSpec struct {
 	Negligible Duration `yaml:"negligible,omitempty" mapstructure:"negligible" json:"negligible,omitempty"`
 	// MaxChainRatio is the most the trace's own chains' simulated
 	// reactive interruption may differ from their real one, a factor
-	// either way (with analyze: true); 0 means 2, a negative value checks
+	// either way; 0 means 2, a negative value checks
 	// no chains.
 	MaxChainRatio float64 `yaml:"max_chain_ratio,omitempty" mapstructure:"max_chain_ratio" json:"max_chain_ratio,omitempty"`
 }

@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/mirage-hpc/mirage/analyze"
 	"github.com/mirage-hpc/mirage/internal/workpool"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
@@ -35,6 +37,9 @@ type CalibrateOptions struct {
 	Seed uint64
 	// AllowSkip replays jobs wider than a partition by leaving them out.
 	AllowSkip bool
+	// NoChains leaves the trace's own chains out: the finalists are then
+	// ranked by the wait score alone.
+	NoChains bool
 	// NoPartitions leaves partitions out of the search (a study whose
 	// chains name no partition simulates one pool).
 	NoPartitions bool
@@ -132,6 +137,21 @@ type Calibration struct {
 	Candidates int     `json:"candidates"`
 	Replays    int     `json:"replays"`
 	Trials     []Trial `json:"trials"`
+	// Finalists are the best few candidates by wait score, with their
+	// replay of the trace's own chains on the calibration months
+	// (chooseByChains); ChainBase and ChainFitted are the base and the
+	// fitted profile's on the check months. Nil without chains.
+	Finalists   []Finalist           `json:"finalists,omitempty"`
+	ChainBase   *analyze.ChainReplay `json:"check_chains_base,omitempty"`
+	ChainFitted *analyze.ChainReplay `json:"check_chains_fitted,omitempty"`
+}
+
+// Finalist is one of the best candidates by wait score, and its replay
+// of the trace's own chains.
+type Finalist struct {
+	Candidate Candidate           `json:"candidate"`
+	Score     Score               `json:"score"`
+	Chains    analyze.ChainReplay `json:"chains"`
 }
 
 // month is one month of a span: its first and last second (Unix) and
@@ -227,6 +247,7 @@ func Calibrate(ctx context.Context, in In, o CalibrateOptions) (Calibration, err
 	}
 	planned += 2 * len(check)
 	c.total = planned
+	var finalist []int // the best few of the last rung that had them, best first
 	for rung, n := 0, first; ; rung, n = rung+1, min(2*n, len(cal)) {
 		ms := make([]month, n)
 		for i := range ms {
@@ -245,6 +266,12 @@ func Calibrate(ctx context.Context, in In, o CalibrateOptions) (Calibration, err
 		}
 		// Best first; ties to the earlier candidate (the simpler setting).
 		slices.SortStableFunc(rank, func(a, b int) int { return cmp.Compare(scores[b].value(), scores[a].value()) })
+		if len(alive) >= finalists || len(finalist) == 0 {
+			finalist = finalist[:0]
+			for _, k := range rank[:min(finalists, len(rank))] {
+				finalist = append(finalist, alive[k])
+			}
+		}
 		if len(alive) == 1 || n == len(cal) {
 			best := alive[rank[0]]
 			res.Best, res.Fitted = cands[best], scores[rank[0]]
@@ -257,6 +284,11 @@ func Calibrate(ctx context.Context, in In, o CalibrateOptions) (Calibration, err
 		}
 		slices.Sort(next)
 		alive = next
+	}
+	if !o.NoChains {
+		if err := c.chooseByChains(cands, finalist, cal, &res); err != nil {
+			return Calibration{}, err
+		}
 	}
 	var err error
 	if res.Profile, err = apply(in.Profile, res.Best, tjobs); err != nil {
@@ -276,6 +308,9 @@ func Calibrate(ctx context.Context, in In, o CalibrateOptions) (Calibration, err
 			return Calibration{}, err
 		}
 		res.CheckBase, res.CheckFitted = s[0], s[1]
+	}
+	if err := c.checkChains(&res); err != nil {
+		return Calibration{}, err
 	}
 	res.Replays = c.done
 	return res, nil
@@ -555,5 +590,115 @@ func (c Calibration) Describe(trace string) string {
 	} else {
 		b.WriteString("# No check months after the calibration span: the fit is not checked out of sample.\n")
 	}
+	if len(c.Finalists) > 0 {
+		f := c.Finalists
+		fmt.Fprintf(&b, "# The trace's own chains on the calibration months (%d links replayed): real interruption %.1f h; simulated reactive of the %d best by waits:",
+			f[0].Chains.Links, f[0].Chains.RealH, len(f))
+		for _, x := range f {
+			fmt.Fprintf(&b, " %.1f h", x.Chains.ReactiveH)
+		}
+		b.WriteString(" (the chosen: the best by waits within 2x of the real, else the nearest).\n")
+	}
+	if c.ChainBase != nil && c.ChainFitted != nil {
+		fmt.Fprintf(&b, "# Chains of the check months (%d links): real %.1f h; simulated reactive base %.1f h -> fitted %.1f h.\n",
+			c.ChainFitted.Links, c.ChainFitted.RealH, c.ChainBase.ReactiveH, c.ChainFitted.ReactiveH)
+	}
 	return b.String()
+}
+
+// Chain checking: the finalists and what a chain replay must show.
+const (
+	// finalists is the number of best candidates whose chain replay is
+	// checked.
+	finalists = 5
+	// maxChainRatio is the most a finalist's simulated reactive
+	// interruption of the trace's chains may differ from the real one (a
+	// factor either way) to be preferred.
+	maxChainRatio = 2.0
+	// minChainLinks is the fewest replayed links a chain check needs.
+	minChainLinks = 10
+)
+
+// chainRatio is the larger of real/simulated and simulated/real (+Inf
+// when one is 0 and the other not; 1 when both are).
+func chainRatio(c analyze.ChainReplay) float64 {
+	switch {
+	case c.RealH == c.ReactiveH:
+		return 1
+	case c.RealH == 0 || c.ReactiveH == 0:
+		return math.Inf(1)
+	}
+	return max(c.RealH/c.ReactiveH, c.ReactiveH/c.RealH)
+}
+
+// chooseByChains replays the trace's own service chains (analyze's
+// detector, those whose head is in the calibration months) under each
+// finalist and makes res.Best the finalist with the best wait score
+// (over all the calibration months) among those whose simulated reactive
+// interruption is within maxChainRatio of the real one, or, when none
+// is, the one nearest to it. A trace with fewer than minChainLinks
+// replayed links keeps the wait score's choice. It then replays the
+// check months' chains under the base and the fitted profile.
+func (c *calibrator) chooseByChains(cands []Candidate, finalist []int, cal []month, res *Calibration) error {
+	if len(finalist) == 0 {
+		return nil
+	}
+	scores, err := c.score(cands, finalist, cal)
+	if err != nil {
+		return err
+	}
+	chains := make([]analyze.ChainReplay, len(finalist))
+	errs := workpool.Run(c.ctx, c.o.Workers, len(finalist), func(ctx context.Context, k int) error {
+		prof, err := apply(c.in.Profile, cands[finalist[k]], c.in.Jobs)
+		if err != nil {
+			return err
+		}
+		chains[k], err = analyze.ReplayChains(ctx, c.in.Jobs, prof, c.o.From, c.o.To, analyze.DefaultOptions())
+		return err
+	}, nil)
+	for _, err := range errs {
+		if err != nil {
+			return fmt.Errorf("calibrate: chains: %w", err)
+		}
+	}
+	for k, ci := range finalist {
+		res.Finalists = append(res.Finalists, Finalist{Candidate: cands[ci], Score: scores[k], Chains: chains[k]})
+	}
+	if chains[0].Links < minChainLinks {
+		return nil // too few chains to judge by: the wait score's choice
+	}
+	best := -1
+	for k := range finalist { // best wait score among those within the ratio
+		if chainRatio(chains[k]) <= maxChainRatio && (best < 0 || scores[k].value() > scores[best].value()) {
+			best = k
+		}
+	}
+	if best < 0 { // none within: the nearest
+		best = 0
+		for k := range finalist {
+			if chainRatio(chains[k]) < chainRatio(chains[best]) {
+				best = k
+			}
+		}
+	}
+	res.Best, res.Fitted = cands[finalist[best]], scores[best]
+	return nil
+}
+
+// checkChains replays the check months' chains under the base profile
+// and the fitted one (res.Profile).
+func (c *calibrator) checkChains(res *Calibration) error {
+	if len(res.Finalists) == 0 || c.o.To >= c.o.CheckTo {
+		return nil
+	}
+	profs := []sim.Profile{c.in.Profile, res.Profile}
+	out := make([]analyze.ChainReplay, 2)
+	for k, p := range profs {
+		var err error
+		if out[k], err = analyze.ReplayChains(c.ctx, c.in.Jobs, p, c.o.To, c.o.CheckTo, analyze.DefaultOptions()); err != nil {
+			return fmt.Errorf("calibrate: check chains: %w", err)
+		}
+	}
+	res.ChainBase, res.ChainFitted = &out[0], &out[1]
+	return nil
 }
