@@ -590,7 +590,10 @@ func (c Calibration) Describe(trace string) string {
 	} else {
 		b.WriteString("# No check months after the calibration span: the fit is not checked out of sample.\n")
 	}
-	if len(c.Finalists) > 0 {
+	switch {
+	case len(c.Finalists) > 0 && c.Finalists[0].Chains.Links == 0:
+		b.WriteString("# The detector found no service chain (jobs run to their limit and resubmitted) on the calibration months: the chains are not checked.\n")
+	case len(c.Finalists) > 0:
 		f := c.Finalists
 		fmt.Fprintf(&b, "# The trace's own chains on the calibration months (%d links replayed): real interruption %.1f h; simulated reactive of the %d best by waits:",
 			f[0].Chains.Links, f[0].Chains.RealH, len(f))
@@ -599,7 +602,7 @@ func (c Calibration) Describe(trace string) string {
 		}
 		b.WriteString(" (the chosen: the best by waits within 2x of the real, else the nearest).\n")
 	}
-	if c.ChainBase != nil && c.ChainFitted != nil {
+	if c.ChainBase != nil && c.ChainFitted != nil && c.ChainFitted.Links > 0 {
 		fmt.Fprintf(&b, "# Chains of the check months (%d links): real %.1f h; simulated reactive base %.1f h -> fitted %.1f h.\n",
 			c.ChainFitted.Links, c.ChainFitted.RealH, c.ChainBase.ReactiveH, c.ChainFitted.ReactiveH)
 	}
