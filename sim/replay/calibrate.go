@@ -168,7 +168,9 @@ func months(from, to int64, loc *time.Location) []month {
 	start := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, loc)
 	for start.Unix() < to {
 		next := start.AddDate(0, 1, 0)
-		out = append(out, month{from: max(start.Unix(), from), to: min(next.Unix(), to), name: start.Format("2006-01")})
+		if m := (month{from: max(start.Unix(), from), to: min(next.Unix(), to), name: start.Format("2006-01")}); m.from < m.to {
+			out = append(out, m)
+		}
 		start = next
 	}
 	return out
@@ -499,9 +501,11 @@ type calibrator struct {
 	done, total int
 }
 
+// replayKey is a candidate's replay of one month (a span: a month cut
+// by the calibration's bounds is not the whole month).
 type replayKey struct {
-	c Candidate
-	m string
+	c        Candidate
+	from, to int64
 }
 
 // score returns the score of each candidate cands[alive[k]] over the
@@ -515,7 +519,7 @@ func (c *calibrator) score(cands []Candidate, alive []int, ms []month) ([]Score,
 	var todo []unit
 	for _, ci := range alive {
 		for _, m := range ms {
-			if _, ok := c.cache[replayKey{cands[ci], m.name}]; !ok {
+			if _, ok := c.cache[replayKey{cands[ci], m.from, m.to}]; !ok {
 				todo = append(todo, unit{ci, m})
 			}
 		}
@@ -536,14 +540,14 @@ func (c *calibrator) score(cands []Candidate, alive []int, ms []month) ([]Score,
 		}
 	}
 	for u, t := range todo {
-		c.cache[replayKey{cands[t.cand], t.m.name}] = out[u]
+		c.cache[replayKey{cands[t.cand], t.m.from, t.m.to}] = out[u]
 	}
 	c.done += len(todo)
 	scores := make([]Score, len(alive))
 	for k, ci := range alive {
 		var p poolWaits
 		for _, m := range ms {
-			w := c.cache[replayKey{cands[ci], m.name}]
+			w := c.cache[replayKey{cands[ci], m.from, m.to}]
 			p.actual = append(p.actual, w.actual...)
 			p.simulated = append(p.simulated, w.simulated...)
 		}
@@ -566,8 +570,8 @@ func (c *calibrator) replayMonth(ctx context.Context, cand Candidate, m month) (
 		return poolWaits{}, fmt.Errorf("calibrate: %s, %s: %w", cand, m.name, err)
 	}
 	var out poolWaits
-	for i, name := range w.months {
-		if name == m.name {
+	for i, at := range w.submit { // the month's jobs: not the warm-up's
+		if at >= m.from && at < m.to {
 			out.actual = append(out.actual, w.actual[i])
 			out.simulated = append(out.simulated, w.simulated[i])
 		}

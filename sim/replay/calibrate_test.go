@@ -12,15 +12,15 @@ import (
 	"github.com/mirage-hpc/mirage/trace"
 )
 
-// truthTrace returns a seeded busy trace whose real starts are the
+// truthTrace returns a seeded busy trace of n jobs whose real starts are the
 // simulation of its jobs under cfg: the settings Calibrate should find.
-func truthTrace(t *testing.T, cfg sim.Config, seed uint64) []trace.Job {
+func truthTrace(t *testing.T, cfg sim.Config, seed uint64, n int) []trace.Job {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
 	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	var jobs []trace.Job
 	at := t0
-	for i := range 2400 {
+	for i := range n {
 		j := trace.NewJob()
 		j.JobID = fmt.Sprint(i)
 		j.User = fmt.Sprintf("u%d", rng.IntN(12))
@@ -75,7 +75,7 @@ func TestCalibrate_RecoversSettings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			jobs := truthTrace(t, truth.Config, 3)
+			jobs := truthTrace(t, truth.Config, 3, 1500)
 			from := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
 			to := time.Date(2024, 1, 15, 0, 0, 0, 0, time.UTC).Unix()
 			res, err := Calibrate(context.Background(), In{Trace: "truth", Jobs: jobs, Profile: base},
@@ -104,7 +104,7 @@ func TestCalibrate_Deterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs := truthTrace(t, truth.Config, 4)
+	jobs := truthTrace(t, truth.Config, 4, 800)
 	from := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
 	to := time.Date(2024, 1, 20, 0, 0, 0, 0, time.UTC).Unix()
 	var out []string
@@ -122,5 +122,28 @@ func TestCalibrate_Deterministic(t *testing.T) {
 	}
 	if out[0] != out[1] {
 		t.Error("the calibration differs between 1 and 3 workers")
+	}
+}
+
+// TestMonths: a span cut mid-month gives the month's parts with the
+// same name and their own bounds (the calibration's replays are keyed
+// and scored by the bounds, not the name).
+func TestMonths(t *testing.T) {
+	loc := time.UTC
+	from := time.Date(2024, 1, 10, 0, 0, 0, 0, loc).Unix()
+	to := time.Date(2024, 3, 5, 0, 0, 0, 0, loc).Unix()
+	ms := months(from, to, loc)
+	if len(ms) != 3 || ms[0].from != from || ms[2].to != to || ms[0].name != "2024-01" || ms[2].name != "2024-03" {
+		t.Fatalf("months %+v", ms)
+	}
+	check := months(to, time.Date(2024, 4, 1, 0, 0, 0, 0, loc).Unix(), loc)
+	if len(check) != 1 || check[0].name != ms[2].name || check[0].from != ms[2].to {
+		t.Errorf("check months %+v after %+v", check, ms[2])
+	}
+}
+
+func TestMonths_Empty(t *testing.T) {
+	if ms := months(200, 100, time.UTC); len(ms) != 0 {
+		t.Errorf("a span ending before it starts: %+v", ms)
 	}
 }

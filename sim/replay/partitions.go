@@ -72,6 +72,7 @@ func runPartitions(ctx context.Context, in In, o Options) (Summary, poolWaits, e
 		pooled.actual = append(pooled.actual, w.actual...)
 		pooled.simulated = append(pooled.simulated, w.simulated...)
 		pooled.months = append(pooled.months, w.months...)
+		pooled.submit = append(pooled.submit, w.submit...)
 	}
 	all.Fit = fits
 	if all.WallSec > 0 {

@@ -35,6 +35,8 @@ func run(ctx context.Context, in In, o Options) (Summary, poolWaits, error) {
 type poolWaits struct {
 	actual, simulated []int64
 	months            []string
+	// submit are the jobs' submissions (Unix seconds).
+	submit []int64
 }
 
 // runPool replays in as one pool of in.Profile.Config.Nodes nodes.
@@ -60,7 +62,7 @@ func runPool(ctx context.Context, in In, o Options) (Summary, poolWaits, error) 
 	if sum.WallSec > 0 {
 		sum.EventsPerSec = float64(r.events) / sum.WallSec
 	}
-	actual, simulated, months := waits(&sum, tab, &r, o.Zone)
+	actual, simulated, months, submit := waits(&sum, tab, &r, o.Zone)
 	if len(actual) == 0 {
 		sum.NotCompared = notCompared(conv, tab, r.starts)
 		sum.Warnings = append(sum.Warnings, sum.NotCompared)
@@ -77,13 +79,13 @@ func runPool(ctx context.Context, in In, o Options) (Summary, poolWaits, error) 
 		}
 	}
 	sum.PerMonth = fid.PerMonth
-	return sum, poolWaits{actual, simulated, months}, nil
+	return sum, poolWaits{actual, simulated, months, submit}, nil
 }
 
 // waits counts the zero and long waits of the replayed jobs into sum and
 // returns the real and simulated waits (seconds) of the jobs that started
 // in both, with their submission months in loc (nil: UTC).
-func waits(sum *Summary, tab *sim.Table, r *replayed, loc *time.Location) (actual, simulated []int64, months []string) {
+func waits(sum *Summary, tab *sim.Table, r *replayed, loc *time.Location) (actual, simulated []int64, months []string, submit []int64) {
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -94,7 +96,7 @@ func waits(sum *Summary, tab *sim.Table, r *replayed, loc *time.Location) (actua
 			n++
 		}
 	}
-	actual, simulated, months = make([]int64, 0, n), make([]int64, 0, n), make([]string, 0, n)
+	actual, simulated, months, submit = make([]int64, 0, n), make([]int64, 0, n), make([]string, 0, n), make([]int64, 0, n)
 	month := monthNames{loc: loc}
 	for i := range tab.Len() {
 		j := r.job(tab, i)
@@ -105,6 +107,7 @@ func waits(sum *Summary, tab *sim.Table, r *replayed, loc *time.Location) (actua
 		actual = append(actual, j.TraceStart-j.Submit)
 		simulated = append(simulated, starts[i]-j.Submit)
 		months = append(months, month.of(j.Submit))
+		submit = append(submit, j.Submit)
 	}
-	return actual, simulated, months
+	return actual, simulated, months, submit
 }
