@@ -18,7 +18,7 @@ func TestSimCalibrate(t *testing.T) {
 	dir := t.TempDir()
 	tr := ingestSynth500(t, dir)
 	out := filepath.Join(dir, "fit.yaml")
-	args := []string{"sim", "calibrate", "--trace", tr, "--tz", "America/Chicago", "--from", "2022-11-01", "--to", "2022-11-20",
+	args := []string{"sim", "calibrate", "--trace", tr, "--tz", "America/Chicago", "--from", "2022-11-01", "--to", "2022-11-02T12:00:00",
 		"--partition-nodes", "16", "--progress", "never", "-o", out}
 	stdout, stderr, code := run(t, append(args, "--json")...)
 	if code != 0 {
