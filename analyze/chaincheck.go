@@ -3,6 +3,7 @@ package analyze
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/trace"
@@ -57,8 +58,13 @@ func ReplayChains(ctx context.Context, tjobs []trace.Job, prof sim.Profile, from
 		return ChainReplay{}, err
 	}
 	out := ChainReplay{Chains: res.chains}
-	for ci, ls := range res.links {
-		c := chains[ci]
+	ids := make([]int32, 0, len(res.links))
+	for ci := range res.links {
+		ids = append(ids, ci)
+	}
+	slices.Sort(ids) // sums in one order: the same bytes every run
+	for _, ci := range ids {
+		ls, c := res.links[ci], chains[ci]
 		for k, l := range ls {
 			if !l.replayed {
 				continue

@@ -3,6 +3,7 @@ package pipelines
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -255,8 +256,8 @@ func proposePartition(jobs []trace.Job) proposedPartition {
 	}
 	p.peak = sim.PeakBusy(jobs, idx)
 	var total float64
-	for _, h := range nodeH {
-		total += h
+	for _, name := range slices.Sorted(maps.Keys(nodeH)) { // one order: the same text every run
+		total += nodeH[name]
 	}
 	p.why = fmt.Sprintf("chains in partition %s (chains.partition), the one of the trace's %d partitions whose jobs used the most node-hours (%.0f%%); the other partitions' nodes are not its, so only its %d jobs are simulated",
 		best, len(names), 100*nodeH[best]/max(total, 1e-9), len(p.jobs))
