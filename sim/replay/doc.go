@@ -5,9 +5,16 @@
 // scores start-time predictions made at each submission (the scheduler's
 // estimate from limits, run times predicted from history or a run-time
 // model, the Monte Carlo forecast) against the real starts (`mirage sim
-// starts`).
+// starts`); Calibrate fits what a trace does not record (priority,
+// backfill, cancelled jobs, inferences, partitions, a per-user limit, the
+// main pass's cycle) to its real waits on some months by successive
+// halving over month replays, prefers among the best a setting whose
+// replay of the trace's own chains (analyze.ReplayChains) loses about
+// what they really lost, and checks the result on the months after
+// (`mirage sim calibrate`, a study's cluster.calibrate). A profile with
+// partitions replays each on its own pool.
 //
-// Both take a resolved simulator profile (sim.ProfileOverrides.Apply
+// All take a resolved simulator profile (sim.ProfileOverrides.Apply
 // gives one): its configuration, and its dependency and capacity
 // inference. Times are Unix seconds.
 package replay
