@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -179,12 +178,4 @@ func checkStudyTrace(study, tracePath string) error {
 		return err
 	}
 	return s.CheckTrace(tracePath)
-}
-
-// studyError makes an error about a study's contents a usage error.
-func studyError(err error) error {
-	if errors.Is(err, pipelines.ErrStudy) {
-		return usageError{err}
-	}
-	return err
 }
