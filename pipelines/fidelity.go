@@ -40,6 +40,11 @@ func measureFidelity(ctx context.Context, s *Study, trainP, valP features.Protoc
 	if err != nil {
 		return nil, replay.Summary{}, err
 	}
+	if in.Jobs == nil { // read once: the chains' replay reads them too
+		if in.Jobs, err = trace.ReadAllContext(ctx, o.Trace); err != nil {
+			return nil, replay.Summary{}, err
+		}
+	}
 	sum, err := replay.Run(ctx, in,
 		replay.Options{From: from, To: to, Zone: loc, AllowSkip: true, PartitionFlag: "cluster.nodes:", Logger: o.Logger})
 	if err != nil {
@@ -47,13 +52,7 @@ func measureFidelity(ctx context.Context, s *Study, trainP, valP features.Protoc
 	}
 	zeroWall(&sum)
 	// The trace's own chains, replayed with the same simulator.
-	tjobs := in.Jobs
-	if tjobs == nil {
-		if tjobs, err = trace.ReadAllContext(ctx, o.Trace); err != nil {
-			return nil, replay.Summary{}, err
-		}
-	}
-	cr, err := analyze.ReplayChains(ctx, tjobs, in.Profile, from, to, analyze.DefaultOptions())
+	cr, err := analyze.ReplayChains(ctx, in.Jobs, in.Profile, from, to, analyze.DefaultOptions())
 	if err != nil {
 		return nil, replay.Summary{}, fmt.Errorf("fidelity replay: %w", err)
 	}
