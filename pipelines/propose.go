@@ -44,6 +44,46 @@ const (
 	proposeStride   = 4 * time.Hour
 )
 
+// Window budgets of proposed studies, in windows of a 48 h chain: a
+// period gets at most this many windows times 48 h over the chain's
+// limit (a window's replay costs about its chain's decision grid, P's
+// limit long), the stride widened in whole hours to spread them over the
+// whole period. A 48 h chain gets 400 training and 200 validation
+// windows, the work `make run` does on LS6 in a few minutes on 2 cores.
+const (
+	proposeTrainBudget = 400
+	proposeValBudget   = 200
+	proposeBudgetLimit = 48 * time.Hour
+)
+
+// proposePeriod spreads at most budget windows of length window over
+// [from, to): the stride is proposeStride, or the whole hours that fit
+// budget windows when proposeStride would give more.
+func proposePeriod(from, to time.Time, window time.Duration, budget int) (windows int, stride time.Duration) {
+	d := to.Sub(from) - window
+	if d < 0 {
+		return 0, proposeStride
+	}
+	stride = proposeStride
+	if n := int(d/stride) + 1; n > budget && budget > 1 {
+		stride = (d / time.Duration(budget-1)).Truncate(time.Hour)
+		for int(d/stride)+1 > budget {
+			stride += time.Hour
+		}
+	}
+	return int(d/stride) + 1, stride
+}
+
+// windowBudget is the most windows of a period for a chain of limit
+// limitSec: budget windows of a 48 h chain, scaled by 48 h over the
+// limit, at least 1.
+func windowBudget(budget int, limitSec int64) int {
+	if limitSec <= 0 {
+		return budget
+	}
+	return max(1, int(float64(budget)*proposeBudgetLimit.Seconds()/float64(limitSec)))
+}
+
 // Propose proposes a study for a trace: the zone given, the partition
 // size from the most nodes the trace's jobs held at once (or
 // o.PartitionNodes), a training
@@ -135,14 +175,11 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 	trainEnd := first.Add(time.Duration(float64(span) * o.TrainShare))
 	// No training window overlaps a validation one; on the hour.
 	valStart := trainEnd.Add(window).Truncate(time.Hour).Add(time.Hour)
-	count := func(from, to time.Time) int {
-		if d := to.Sub(from) - window; d >= 0 {
-			return int(d/proposeStride) + 1
-		}
-		return 0
-	}
 	start := first.Add(24 * time.Hour).In(loc).Truncate(time.Hour) // a day in: the queue has filled
-	trainWindows, valWindows := count(start, trainEnd), count(valStart, last)
+	// The budgets bound the windows by the chain's limit, known below;
+	// here only whether a window fits.
+	trainWindows, _ := proposePeriod(start, trainEnd, window, 1<<30)
+	valWindows, _ := proposePeriod(valStart, last, window, 1<<30)
 	if trainWindows < 1 || valWindows < 1 {
 		return nil, fmt.Errorf("%w: the trace spans %s: too short for a %s window in both periods (%d training, %d validation windows)",
 			ErrStudy, span.Round(time.Hour), window, trainWindows, valWindows)
@@ -162,6 +199,9 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 	}
 	shape := proposeChainShape(jobs, nodes)
 	chains := shape.nodes
+	allTrain, allVal := trainWindows, valWindows
+	trainWindows, trainStride := proposePeriod(start, trainEnd, window, windowBudget(proposeTrainBudget, shape.limit))
+	valWindows, valStride := proposePeriod(valStart, last, window, windowBudget(proposeValBudget, shape.limit))
 	const layout = "2006-01-02T15:04:05"
 	s := &Study{
 		Name:    o.Name,
@@ -169,8 +209,8 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		Cluster: ClusterSpec{Profile: "default", Nodes: nodes, InferDependencies: true, InferCapacity: true},
 		Chains:  ChainSpec{Nodes: chains, Limit: Duration(time.Duration(shape.limit) * time.Second), Partition: part.name},
 		Periods: PeriodsSpec{
-			Train:      Period{Start: start.In(loc).Format(layout), Windows: trainWindows, Stride: Duration(proposeStride)},
-			Validation: Period{Start: valStart.In(loc).Format(layout), Windows: valWindows, Stride: Duration(proposeStride)},
+			Train:      Period{Start: start.In(loc).Format(layout), Windows: trainWindows, Stride: Duration(trainStride)},
+			Validation: Period{Start: valStart.In(loc).Format(layout), Windows: valWindows, Stride: Duration(valStride)},
 			Warmup:     Duration(proposeWarmup), Workload: Duration(proposeWorkload), Mode: "warm",
 		},
 		Grid:   GridSpec{Probes: "grid"},
@@ -195,8 +235,9 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 	notes := []string{
 		fmt.Sprintf("zone %s (from the trace's ingest metadata, or UTC)", o.Zone),
 		fmt.Sprintf("partition of %d nodes: %s", nodes, nodesFrom),
-		fmt.Sprintf("training: %d windows every %s from %s; validation: %d windows from %s, one window (%s) after training ends",
-			trainWindows, proposeStride, s.Periods.Train.Start, valWindows, s.Periods.Validation.Start, window),
+		fmt.Sprintf("training: %d windows every %s from %s; validation: %d windows every %s from %s, one window (%s) after training ends%s",
+			trainWindows, durText(int64(trainStride/time.Second)), s.Periods.Train.Start, valWindows, durText(int64(valStride/time.Second)),
+			s.Periods.Validation.Start, durText(int64(window/time.Second)), budgetText(allTrain, allVal, trainWindows, valWindows, shape.limit)),
 		fmt.Sprintf("chains of %v nodes, limit %s: %s", chains, durText(shape.limit), shape.why),
 		fmt.Sprintf("%s; decision grid; overlap budget 1h", mode),
 	}
@@ -207,6 +248,17 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		notes = append(notes, fmt.Sprintf("models, policies, budget, sweep and predictions of study %s", m.Name))
 	}
 	return &Proposal{Study: s, Notes: notes}, nil
+}
+
+// budgetText says why a period has fewer windows than a 4 h stride gives
+// ("" when neither was capped).
+func budgetText(allTrain, allVal, train, val int, limitSec int64) string {
+	if allTrain == train && allVal == val {
+		return ""
+	}
+	return fmt.Sprintf(" (a window every %s would give %d and %d; capped at %d and %d for a %s chain, about the work of %d and %d windows of a 48h one: raise windows or lower stride in the study for more)",
+		durText(int64(proposeStride/time.Second)), allTrain, allVal, windowBudget(proposeTrainBudget, limitSec), windowBudget(proposeValBudget, limitSec),
+		durText(limitSec), proposeTrainBudget, proposeValBudget)
 }
 
 // proposedPartition is the partition proposePartition chose for the

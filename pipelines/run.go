@@ -73,7 +73,32 @@ type StageResult struct {
 	// Grounds, for a finished report stage, is its verdict: the
 	// simulator's fidelity and, per chain size, the recommended policy or
 	// why there is none (reports.GroundsFile).
-	Grounds *reports.GroundsSummary `json:"grounds,omitempty"`
+	// Summary carries it at its head.
+	Grounds *reports.GroundsSummary `json:"-"`
+}
+
+// Summary is what a run did, as `pipeline run --json` writes it: the
+// report's verdict first (the simulator's fidelity on the study's months
+// and, per chain size, the recommended policy or why there is none; null
+// when no report stage finished), then every stage.
+type Summary struct {
+	Grounds *reports.GroundsSummary `json:"grounds"`
+	Stages  []StageResult           `json:"stages"`
+}
+
+// Summarise returns res's Summary: the last finished report stage's
+// grounds, and res.
+func Summarise(res []StageResult) Summary {
+	s := Summary{Stages: res}
+	if s.Stages == nil {
+		s.Stages = []StageResult{}
+	}
+	for i := range res {
+		if res[i].Grounds != nil {
+			s.Grounds = res[i].Grounds
+		}
+	}
+	return s
 }
 
 // stage is one node of the DAG: its part of the study (config), the keys

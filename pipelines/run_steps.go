@@ -211,9 +211,10 @@ func (r *pipelineRun) report(ctx context.Context, c checked, ev StageResult, tra
 					MaxChainRatio: s.Grounds.MaxChainRatio,
 					Calibrated:    r.calibratedProfile}}, o.Logger)
 		}}, append([]StageResult{ev}, predicted...)...)
-	if err != nil || r.o.DryRun || !r.ex.runsHere() {
+	if err != nil || r.o.DryRun && !res.Cached || !r.ex.runsHere() {
 		return err
 	}
+	// A finished report's verdict, also under status (a dry run).
 	if g, err := reports.ReadGrounds(res.Dir); err == nil {
 		r.results[len(r.results)-1].Grounds = &g
 	}

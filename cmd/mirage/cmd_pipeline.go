@@ -116,7 +116,7 @@ queued.
 				}
 			}
 			if g.cfg.JSON {
-				b, err := json.MarshalIndent(res, "", "  ")
+				b, err := json.MarshalIndent(pipelines.Summarise(res), "", "  ")
 				if err != nil {
 					return err
 				}
@@ -126,6 +126,7 @@ queued.
 			for _, r := range res {
 				fmt.Fprintln(g.stdout, stageLine(r, status))
 			}
+			writeVerdict(g.stdout, pipelines.Summarise(res).Grounds)
 			if html := reportPath(res); html != "" && !status && exec == nil {
 				fmt.Fprintln(g.stdout, html)
 			}

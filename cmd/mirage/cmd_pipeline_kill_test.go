@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,8 +61,8 @@ func TestPipelineRun_Kill9(t *testing.T) {
 	}
 	results := func(stdout *bytes.Buffer) map[string]stageJSON {
 		t.Helper()
-		var res []stageJSON
-		if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		res, err := decodeStages(stdout.Bytes())
+		if err != nil {
 			t.Fatalf("pipeline run --json: %v\n%s", err, stdout)
 		}
 		m := map[string]stageJSON{}
@@ -137,6 +138,21 @@ type stageJSON struct {
 	Key    string `json:"key"`
 	Dir    string `json:"dir"`
 	Cached bool   `json:"cached"`
+}
+
+// decodeStages decodes pipeline run --json's stages (pipelines.Summary).
+func decodeStages(b []byte) ([]stageJSON, error) {
+	var s struct {
+		Grounds json.RawMessage `json:"grounds"`
+		Stages  []stageJSON     `json:"stages"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, err
+	}
+	if s.Grounds == nil {
+		return nil, fmt.Errorf("no grounds key at the head of %s", b)
+	}
+	return s.Stages, nil
 }
 
 // stageStates lists the stage directories under dir with a meta.json

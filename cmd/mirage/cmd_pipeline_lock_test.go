@@ -80,8 +80,8 @@ func TestPipelineRun_Concurrent(t *testing.T) {
 			lockErr.ExitCode != exitFailure || ps[locked].stdout.Len() != 0 {
 			t.Errorf("trial %d: second run: %+v, stdout %q; want %q ... holds out/.pipeline.lock", trial, lockErr, &ps[locked].stdout, want)
 		}
-		var res []stageJSON
-		if err := json.Unmarshal(ps[ok].stdout.Bytes(), &res); err != nil || len(res) == 0 {
+		res, err := decodeStages(ps[ok].stdout.Bytes())
+		if err != nil || len(res) == 0 {
 			t.Fatalf("trial %d: the run that succeeded: %v\n%s", trial, err, &ps[ok].stdout)
 		}
 		for _, r := range res {
@@ -102,8 +102,8 @@ func TestPipelineRun_Concurrent(t *testing.T) {
 			if err != nil {
 				t.Fatalf("rerun: %v", err)
 			}
-			var res []stageJSON
-			if err := json.Unmarshal(b, &res); err != nil {
+			res, err := decodeStages(b)
+			if err != nil {
 				t.Fatal(err)
 			}
 			for _, r := range res {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,11 +122,28 @@ func testPipelineRunStatus(t *testing.T, dir, tr, study, text string) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
-		var res []result
-		if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		var sum struct {
+			Grounds *struct {
+				Fidelity        *struct{} `json:"fidelity"`
+				Recommendations []struct {
+					ChainNodes int `json:"chain_nodes"`
+				} `json:"recommendations"`
+			} `json:"grounds"`
+			Stages []result `json:"stages"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
 			t.Fatalf("%v: %v: %s", args, err, stdout)
 		}
-		return res
+		// The verdict opens the summary: the fidelity, then the
+		// recommendations, before the stages.
+		if !strings.HasPrefix(stdout, "{\n  \"grounds\": ") {
+			t.Errorf("%v: the summary does not open with the grounds:\n%.200s", args, stdout)
+		}
+		if slices.ContainsFunc(sum.Stages, func(r result) bool { return r.Stage == "report" }) &&
+			(sum.Grounds == nil || sum.Grounds.Fidelity == nil || len(sum.Grounds.Recommendations) == 0) {
+			t.Errorf("%v: a run with a report stage: grounds %+v, want its fidelity and recommendations", args, sum.Grounds)
+		}
+		return sum.Stages
 	}
 	first := runJSON("pipeline", "run", study, "--trace", tr, "-o", out)
 	var names []string
@@ -185,6 +203,9 @@ func TestPipeline_Damaged(t *testing.T) {
 	lines := func(stdout string) map[string]string {
 		m := map[string]string{}
 		for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+			if !strings.Contains(l, string(filepath.Separator)+"stages"+string(filepath.Separator)) {
+				continue // the report's verdict under the stages
+			}
 			if name, _, ok := strings.Cut(l, " "); ok {
 				m[name] = l
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -164,8 +163,8 @@ func TestPipelineRun_PathSpelling(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("pipeline run -o %s: exit %d: %s", out, code, stderr)
 		}
-		var res []stageJSON
-		if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		res, err := decodeStages([]byte(stdout))
+		if err != nil {
 			t.Fatalf("pipeline run --json: %v\n%s", err, stdout)
 		}
 		m := map[string]stageJSON{}
