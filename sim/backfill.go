@@ -131,10 +131,13 @@ func (s *stepPlan) blockedAt() (int64, bool) {
 func (s *Sim) newPlan(pred bool) planner {
 	res, window := s.cfg.Backfill.ResolutionSec, s.cfg.Backfill.WindowSec
 	if slots := ceilDiv(window, res); slots <= maxPlanSlots && !s.forceSteps {
-		return s.buildSlots(pred, int(slots))
+		p := s.buildSlots(pred, int(slots))
+		s.blockPlan(p, window)
+		return p
 	}
 	sp := &s.scratch.steps
 	sp.p, sp.limitAt = s.buildProfile(pred), s.now+window
+	s.blockPlan(sp, window)
 	return sp
 }
 
@@ -282,7 +285,7 @@ func (s *Sim) backfillPass() bool {
 			continue
 		}
 		switch {
-		case at == s.now && int(nodes) <= s.free():
+		case at == s.now && int(nodes) <= s.free() && !s.sync.crosses(s.now, limit):
 			s.start(id)
 			started = true
 			p.reserve(int(nodes), at, dur)

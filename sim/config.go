@@ -198,6 +198,9 @@ type Config struct {
 	// event: a job that could start waits for the next cycle. 0 is the
 	// event-driven main pass.
 	MainIntervalSec int64 `json:"main_interval_sec,omitempty" yaml:"main_interval_sec,omitempty"`
+	// SyncPoints, when set, are wall-clock times no job may run across
+	// (see SyncPoints); nil is none.
+	SyncPoints *SyncPoints `json:"sync_points,omitempty" yaml:"sync_points,omitempty"`
 }
 
 // DefaultConfig returns the default profile's configuration
@@ -235,6 +238,11 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: max job test %d or max job user %d < 0 (0 = unlimited)", ErrConfig, c.Backfill.MaxJobTest, c.Backfill.MaxJobUser)
 	case c.Limits.MaxJobsPerUser < 0 || c.Limits.MaxNodesPerUser < 0:
 		return fmt.Errorf("%w: negative per-user limit", ErrConfig)
+	}
+	if c.SyncPoints != nil {
+		if err := c.SyncPoints.Validate(); err != nil {
+			return fmt.Errorf("%w: sync points: %w", ErrConfig, err)
+		}
 	}
 	for i, st := range c.Capacity {
 		if st.Nodes < 0 || st.Nodes > c.Nodes || i > 0 && st.At < c.Capacity[i-1].At {

@@ -162,7 +162,7 @@ func (s *Sim) mainPass() {
 		if s.overLimit(id) {
 			continue
 		}
-		if nodes, _ := it.job(); int(nodes) > s.free() {
+		if nodes, limit := it.job(); int(nodes) > s.free() || s.sync.crosses(s.now, limit) {
 			break
 		}
 		s.work.MainStarted++

@@ -66,6 +66,11 @@ func (p *Profile) Validate() error {
 	case len(c.Capacity) > 0 && p.InferCapacity != nil:
 		return bad("config.capacity", "given with infer_capacity, which replaces it: keep one")
 	}
+	if sp := c.SyncPoints; sp != nil {
+		if err := sp.Validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrProfile, &fieldError{path: "config.sync_points." + strings.SplitN(err.Error(), ":", 2)[0], msg: strings.TrimSpace(strings.SplitN(err.Error(), ":", 2)[1])})
+		}
+	}
 	for i, st := range c.Capacity {
 		switch {
 		case st.Nodes < 0 || st.Nodes > c.Nodes:

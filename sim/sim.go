@@ -51,10 +51,11 @@ type Sim struct {
 	events   eventHeap
 	seq      uint64
 	nevents  int64
-	nextBF   int64 // next backfill pass time
-	bfIdle   bool  // the last backfill pass started nothing and nothing happened since
-	mainDue  bool  // something happened since the last main pass (Config.MainIntervalSec)
-	capIdx   int   // next capacity step
+	nextBF   int64   // next backfill pass time
+	bfIdle   bool    // the last backfill pass started nothing and nothing happened since
+	mainDue  bool    // something happened since the last main pass (Config.MainIntervalSec)
+	capIdx   int     // next capacity step
+	sync     syncCal // Config.SyncPoints
 
 	pending []JobID    // eligible queued jobs, unordered (jobState.pos is the index)
 	idx     *prioIndex // the pending jobs in priority order; nil until a pass needs it
@@ -128,6 +129,10 @@ func NewFromTable(cfg Config, t *Table, rec Recorder) (*Sim, error) {
 		rec = nopRecorder{}
 	}
 	s := &Sim{cfg: cfg, rec: rec, capacity: cfg.Nodes}
+	var err error
+	if s.sync, err = newSyncCal(cfg.SyncPoints); err != nil {
+		return nil, err
+	}
 	s.jobs, s.names = t.rows, t.names
 	s.st = newStates(len(s.jobs))
 	s.arrivals = make([]JobID, len(s.jobs))
@@ -165,6 +170,7 @@ func NewFromTable(cfg Config, t *Table, rec Recorder) (*Sim, error) {
 	}
 	s.usageAt, s.usageT0 = s.now, s.now
 	s.nextBF = s.alignBF(s.now)
+	s.sync.seen = s.now
 	s.applyCapacityUntil(s.now)
 	return s, nil
 }
@@ -362,6 +368,12 @@ func (s *Sim) nextTime() (int64, bool) {
 	if s.mainDue && len(s.pending) > 0 {
 		if m := s.alignMain(s.now); !ok || m < t {
 			t, ok = m, true
+		}
+	}
+	if s.sync.on && len(s.pending) > 0 && (ok || s.sync.misses <= s.sync.week) {
+		// A job held back by a sync point may start at it.
+		if p := s.sync.nextAfter(s.now); p != noPoint && (!ok || p < t) {
+			t, ok = p, true
 		}
 	}
 	return t, ok

@@ -54,6 +54,13 @@ func (s *Sim) alignBF(t int64) int64 {
 // whether any happened.
 func (s *Sim) drain(t int64) bool {
 	any := s.applyCapacityUntil(t)
+	if s.sync.on {
+		if s.sync.nextAfter(s.sync.seen) <= t {
+			any = true
+			s.sync.misses++
+		}
+		s.sync.seen = t
+	}
 	for len(s.events) > 0 && s.events[0].at <= t && s.events[0].kind < eventJobSubmit {
 		s.handle(s.events.pop())
 		any = true
@@ -169,6 +176,7 @@ func (s *Sim) start(id JobID) {
 	s.unqueue(id)
 	st := s.st.mut(id)
 	st.status, st.start = statusRunning, s.now
+	s.sync.misses = 0
 	s.addRunning(id)
 	s.push(s.now+s.runSec(id), eventJobEnd, id)
 	s.rec.Started(id, s.now)
