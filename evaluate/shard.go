@@ -70,7 +70,7 @@ func Merge(ctx context.Context, in In, opts RunOptions, shards [][][]Row) (RunSu
 		}
 	}
 	sum := RunSummary{Policies: replayedPolicies(rows), Rows: rows}
-	if sum.Metrics, err = finish(in.Protocol, fo.Config, opts, rows); err != nil {
+	if sum.Metrics, err = finish(in.Protocol, fo.Config, opts, rows, nil); err != nil {
 		return RunSummary{}, err
 	}
 	return sum, nil
