@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+	"time"
 
 	"github.com/mirage-hpc/mirage/analyze"
 	"github.com/mirage-hpc/mirage/features"
@@ -321,4 +322,20 @@ func (r prepared) replayLink(ctx context.Context, fo *features.Options, ptjobs [
 			Submit: o.grid[o.chosen[i]], QStart: lb.qStart, RSec: lb.rSec, ReactiveRSec: o.labels[len(o.grid)-1].rSec}
 	}
 	return rows, "", nil
+}
+
+// ProtocolSpan returns the span of p's windows, Unix seconds: the first
+// window's start to the last one's end (its workload), the default span
+// of the real chains' heads.
+func ProtocolSpan(p features.Protocol) (from, to int64, err error) {
+	loc, err := time.LoadLocation(p.TZ)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: zone: %w", features.ErrOptions, err)
+	}
+	start, err := time.ParseInLocation("2006-01-02T15:04:05", p.Start, loc)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: start: %w", features.ErrOptions, err)
+	}
+	end := start.Add(time.Duration(max(p.Windows-1, 0))*p.Interval + p.Workload)
+	return start.Unix(), end.Unix(), nil
 }
