@@ -53,7 +53,8 @@ type RunOptions struct {
 	Output string
 	// RealChains, when not nil, has Run also replay the trace's own
 	// service chains (RealChains): Metrics.RealChains holds their totals
-	// and Output chains.csv their rows. RunShard and Merge ignore it.
+	// and Output chains.csv their rows. RunShard ignores it; Merge replays
+	// them, whole.
 	RealChains *ChainsOptions
 }
 
