@@ -85,7 +85,7 @@ func ReadCSV(r io.Reader) ([]Row, error) {
 // (report.html and its figures), which a new evaluation replaces with the
 // directory since it describes the old metrics. WriteDir refuses a
 // directory holding anything else (atomicdir.ErrForeign).
-var DirFiles = []string{"metrics.json", "windows.csv", "report.html", "*.svg", "*.png"}
+var DirFiles = []string{"metrics.json", "windows.csv", ChainsCSV, "report.html", "*.svg", "*.png"}
 
 // WriteDir writes dir/metrics.json (with ModelDirs: the model policies'
 // directories relative to dir, unless m has them already: ModelDirsIn)
@@ -94,7 +94,11 @@ var DirFiles = []string{"metrics.json", "windows.csv", "report.html", "*.svg", "
 // only when complete (atomicdir), so metrics.json and windows.csv always
 // come from one run; a concurrent writer of dir fails
 // (atomicfile.ErrLocked).
-func WriteDir(dir string, m Metrics, rows []Row) error {
+func WriteDir(dir string, m Metrics, rows []Row) error { return writeDir(dir, m, rows, nil) }
+
+// writeDir is WriteDir, with chains.csv (WriteChainsCSV) when chains is
+// not nil.
+func writeDir(dir string, m Metrics, rows []Row, chains *ChainsSummary) error {
 	if m.ModelDirs == nil {
 		m.ModelDirs = modelDirs(dir, m)
 	}
@@ -112,6 +116,11 @@ func WriteDir(dir string, m Metrics, rows []Row) error {
 	}
 	if err := atomicfile.Write(d.File("windows.csv"), func(w io.Writer) error { return WriteCSV(w, rows, m.Lambda) }); err != nil {
 		return err
+	}
+	if chains != nil {
+		if err := atomicfile.Write(d.File(ChainsCSV), func(w io.Writer) error { return WriteChainsCSV(w, chains.Rows) }); err != nil {
+			return err
+		}
 	}
 	return d.Commit()
 }

@@ -79,6 +79,15 @@
 // windows and Merge writes a whole stage's files from the shards' rows,
 // byte for byte Run's.
 //
+// RealChains (or Run with RunOptions.RealChains) replays the trace's own
+// service chains instead of the protocol's synthetic ones: each link
+// found by analyze's detector (analyze.DetectChains) gets a timeline cut
+// as the protocol cuts a window, with the real predecessor's shape
+// submitted at its real submission and the trace without the chain's
+// jobs as background (features.NewChainTimeline), and every policy
+// decides on it as in Replay; chains.csv holds a row per link and policy,
+// Metrics.RealChains the totals beside what the links really lost.
+//
 // Glossary: r = Q.start - P.end (seconds; > 0 interruption, < 0 overlap);
 // cost = interruption + λ·overlap (hours; λ is metrics.json's lambda);
 // load class = the reactive policy's interruption: light (<= 2 h),

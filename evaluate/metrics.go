@@ -108,6 +108,9 @@ type Metrics struct {
 	// directory (slash-separated), or absolute; WriteDir fills it, and
 	// Metrics.ModelDir resolves it, never against the working directory.
 	ModelDirs map[string]string `json:"model_dirs,omitempty"`
+	// RealChains is the replay of the trace's own chains (RealChains),
+	// when asked for (RunOptions.RealChains).
+	RealChains *ChainsSummary `json:"real_chains,omitempty"`
 }
 
 // OracleName is the oracle policy's name.

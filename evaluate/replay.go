@@ -146,11 +146,42 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 	if err != nil {
 		return nil, err
 	}
+	o, err := decideChain(ctx, tl, policies, step, lambda)
+	if err != nil {
+		return nil, err
+	}
+	start := fo.Start + int64(w)*fo.IntervalSec
+	rows := make([]Row, len(policies))
+	for i, pol := range policies {
+		l := o.labels[o.chosen[i]]
+		rows[i] = Row{Policy: pol.Name(), ChainNodes: nodes, Window: w, WindowStart: start,
+			PSubmit: o.p.Submit, PStart: o.pStart, PEnd: o.pEnd,
+			Submit: o.grid[o.chosen[i]], QStart: l.qStart, RSec: l.rSec, ReactiveRSec: o.labels[len(o.grid)-1].rSec}
+	}
+	return rows, nil
+}
+
+// chainOutcome is what decideChain finds on one timeline: P as
+// submitted, its pre-simulated start and end, the decision grid, each
+// policy's chosen grid index and the labels (done at least at the
+// chosen indices and the last one, Q at P's end).
+type chainOutcome struct {
+	p            sim.Job
+	pStart, pEnd int64
+	grid         []int64
+	chosen       []int
+	labels       []label
+}
+
+// decideChain replays policies on timeline tl (at P's submission): each
+// Causal policy decides at the decision grid's times, each Hindsight one
+// chooses from every time's label.
+func decideChain(ctx context.Context, tl *features.Timeline, policies []Policy, step int64, lambda float64) (chainOutcome, error) {
 	s, pid, p := tl.Sim(), tl.PID(), tl.P()
 	pre := s.Clone(nil)
 	pStart, err := pre.RunUntilStarted(ctx, pid)
 	if err != nil {
-		return nil, fmt.Errorf("pre-simulate P: %w", err)
+		return chainOutcome{}, fmt.Errorf("pre-simulate P: %w", err)
 	}
 	pEnd := pStart + p.RunSec
 	grid := Grid(p.Submit, pStart, pEnd, step)
@@ -179,7 +210,7 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 	local := map[*RunTimes]*RunTimes{} // run-time predictions by window job ID
 	for k, t := range grid {
 		if err := tl.Advance(ctx, t); err != nil {
-			return nil, err
+			return chainOutcome{}, err
 		}
 		mean, _ := tl.RecentMeanWaitSec()
 		st, started := s.Started(pid)
@@ -196,7 +227,7 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 			ok := k == last
 			if !ok {
 				if ok, err = c.Decide(dc); err != nil {
-					return nil, fmt.Errorf("policy %s at %d: %w", pol.Name(), t, err)
+					return chainOutcome{}, fmt.Errorf("policy %s at %d: %w", pol.Name(), t, err)
 				}
 			}
 			if ok {
@@ -209,22 +240,14 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 		}
 		if need {
 			if err := labelAt(k); err != nil {
-				return nil, err
+				return chainOutcome{}, err
 			}
 		}
 	}
 	for _, i := range hindsight {
 		chosen[i] = policies[i].(Hindsight).Choose(labelRs(labels), lambda)
 	}
-	start := fo.Start + int64(w)*fo.IntervalSec
-	rows := make([]Row, len(policies))
-	for i, pol := range policies {
-		l := labels[chosen[i]]
-		rows[i] = Row{Policy: pol.Name(), ChainNodes: nodes, Window: w, WindowStart: start,
-			PSubmit: p.Submit, PStart: pStart, PEnd: pEnd,
-			Submit: grid[chosen[i]], QStart: l.qStart, RSec: l.rSec, ReactiveRSec: labels[last].rSec}
-	}
-	return rows, nil
+	return chainOutcome{p: p, pStart: pStart, pEnd: pEnd, grid: grid, chosen: chosen, labels: labels}, nil
 }
 
 func labelRs(ls []label) []int64 {

@@ -51,6 +51,11 @@ type RunOptions struct {
 	// Output is the directory Run and Merge write metrics.json and
 	// windows.csv into (WriteDir); "" writes nothing.
 	Output string
+	// RealChains, when not nil, has Run also replay the trace's own
+	// service chains (RealChains): Metrics.RealChains holds their totals
+	// and Output chains.csv their rows. RunShard ignores it; Merge replays
+	// them, whole.
+	RealChains *ChainsOptions
 }
 
 // RunSummary is what Run and Merge return.
@@ -81,21 +86,31 @@ func Run(ctx context.Context, in In, opts RunOptions) (RunSummary, error) {
 		return RunSummary{}, err
 	}
 	sum := RunSummary{Policies: res.Policies, Rows: res.Rows, Warnings: r.warnings}
-	if sum.Metrics, err = finish(in.Protocol, r.fo.Config, opts, res.Rows); err != nil {
+	var chains *ChainsSummary
+	if opts.RealChains != nil {
+		cs, err := r.realChains(ctx, in.Protocol)
+		if err != nil {
+			return RunSummary{}, err
+		}
+		chains = &cs
+	}
+	if sum.Metrics, err = finish(in.Protocol, r.fo.Config, opts, res.Rows, chains); err != nil {
 		return RunSummary{}, err
 	}
 	return sum, nil
 }
 
-// finish computes the metrics of rows and writes them to opts.Output.
-func finish(p features.Protocol, cfg sim.Config, opts RunOptions, rows []Row) (Metrics, error) {
+// finish computes the metrics of rows and writes them, and chains' rows
+// when not nil, to opts.Output.
+func finish(p features.Protocol, cfg sim.Config, opts RunOptions, rows []Row, chains *ChainsSummary) (Metrics, error) {
 	m := Compute(rows, opts.Lambda)
 	m.Protocol, m.SimConfig = &p, &cfg
+	m.RealChains = chains
 	if opts.Output == "" {
 		return m, nil
 	}
 	m.ModelDirs = ModelDirsIn(opts.Output, m, opts.Policies.DirOf)
-	return m, WriteDir(opts.Output, m, rows)
+	return m, writeDir(opts.Output, m, rows, chains)
 }
 
 // prepared is what Run and RunShard share: the policies, the prepared
@@ -103,6 +118,7 @@ func finish(p features.Protocol, cfg sim.Config, opts RunOptions, rows []Row) (M
 type prepared struct {
 	opts     RunOptions
 	policies []Policy
+	tjobs    []trace.Job
 	jobs     []sim.Job
 	fo       features.Options
 	warnings []string
@@ -120,6 +136,7 @@ func prepareRun(ctx context.Context, in In, opts RunOptions) (prepared, error) {
 	if err != nil {
 		return r, err
 	}
+	r.tjobs = tjobs
 	if !opts.NoFitCheck {
 		if r.warnings, err = checkFit(in.Protocol, tjobs, opts); err != nil {
 			return r, fmt.Errorf("evaluate: %w", err)

@@ -48,7 +48,9 @@ func shardOptions(fo features.Options, a, b, nodes int) features.Options {
 // and files are byte for byte Run's. It reads in's trace only for the
 // simulator configuration the metrics record; it parses no policy and
 // checks no fit (opts.Lambda, opts.Output and opts.Policies.DirOf are
-// used).
+// used), unless opts.RealChains asks it to replay the trace's own chains
+// (as Run does: with opts.Policies, and the fit check unless
+// opts.NoFitCheck).
 func Merge(ctx context.Context, in In, opts RunOptions, shards [][][]Row) (RunSummary, error) {
 	tjobs, err := readTrace(ctx, in)
 	if err != nil {
@@ -70,7 +72,20 @@ func Merge(ctx context.Context, in In, opts RunOptions, shards [][][]Row) (RunSu
 		}
 	}
 	sum := RunSummary{Policies: replayedPolicies(rows), Rows: rows}
-	if sum.Metrics, err = finish(in.Protocol, fo.Config, opts, rows); err != nil {
+	var chains *ChainsSummary
+	if opts.RealChains != nil {
+		in.Jobs = tjobs // read once
+		r, err := prepareRun(ctx, in, opts)
+		if err != nil {
+			return RunSummary{}, err
+		}
+		cs, err := r.realChains(ctx, in.Protocol)
+		if err != nil {
+			return RunSummary{}, err
+		}
+		chains = &cs
+	}
+	if sum.Metrics, err = finish(in.Protocol, fo.Config, opts, rows, chains); err != nil {
 		return RunSummary{}, err
 	}
 	return sum, nil

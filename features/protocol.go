@@ -208,3 +208,16 @@ func noPartition(prof sim.Profile) string {
 	}
 	return fmt.Sprintf("profile %s has none of that name (its partitions: %s; %s: the jobs of no other)", prof.Name, strings.Join(names, ", "), sim.DefaultPartition)
 }
+
+// PartitionJobs returns the jobs of tjobs the protocol simulates, as
+// Prepare selects them before converting: the protocol's partition's
+// (sim.Profile.PartitionOf) when the profile has partitions or the
+// protocol names one, every job otherwise. An error wraps ErrOptions.
+func (p Protocol) PartitionJobs(tjobs []trace.Job) ([]trace.Job, error) {
+	prof, err := p.SimProfile()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	tjobs, _, err = p.partitionJobs(prof, tjobs)
+	return tjobs, err
+}

@@ -38,6 +38,17 @@ type unitResult struct {
 // newWindowRun builds the main timeline of window w (starting at start)
 // for a chain of nodes nodes run by user, and runs it to P's submission.
 func newWindowRun(ctx context.Context, jobs []sim.Job, opts *Options, start int64, nodes int, user int32) (*windowRun, error) {
+	p := sim.Job{Name: "P", User: user, Nodes: int32(nodes), Submit: start + opts.WarmupSec, After: sim.NoJob,
+		LimitSec: opts.ChainLimitSec, RunSec: opts.ChainRunSec}
+	q := p
+	q.Name = "Q"
+	return newChainRun(ctx, jobs, opts, start, p, q)
+}
+
+// newChainRun builds the main timeline of the window starting at start
+// with chain P and Q's template q (its Submit set per probe), and runs it
+// to P's submission, p.Submit (after start).
+func newChainRun(ctx context.Context, jobs []sim.Job, opts *Options, start int64, p, q sim.Job) (*windowRun, error) {
 	rec := newRecentWaits(opts.RecentStarts)
 	s, idx, err := sim.NewWindow(opts.Config, jobs, start, opts.WorkloadSec, opts.Mode, rec)
 	if err != nil {
@@ -48,13 +59,10 @@ func newWindowRun(ctx context.Context, jobs []sim.Job, opts *Options, start int6
 	if opts.RunTimes != nil {
 		wr.med = Local(opts.RunTimes.MedianSec, idx)
 	}
-	pSubmit := start + opts.WarmupSec
+	pSubmit := p.Submit
 	from := max(start, pSubmit-opts.HistorySec)
 	wr.nextSample = ceilMul(from, opts.SampleSec)
-	wr.p = sim.Job{Name: "P", User: user, Nodes: int32(nodes), Submit: pSubmit, After: sim.NoJob,
-		LimitSec: opts.ChainLimitSec, RunSec: opts.ChainRunSec}
-	wr.q = wr.p
-	wr.q.Name = "Q"
+	wr.p, wr.q = p, q
 	if err := wr.advance(ctx, pSubmit); err != nil {
 		return nil, err
 	}

@@ -44,9 +44,28 @@ func studyPolicyError(err error) error {
 	return err
 }
 
-func runEvaluate(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, sweep bool, decision time.Duration, dir string) error {
-	_, err := evaluate.Run(ctx, evaluateIn(o, p), evaluateOptions(o, policyList, sweep, decision, dir))
+func runEvaluate(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, sweep bool, decision time.Duration, realChains bool, dir string) error {
+	opts := evaluateOptions(o, policyList, sweep, decision, dir)
+	var err error
+	if opts.RealChains, err = studyRealChains(p, realChains); err != nil {
+		return err
+	}
+	_, err = evaluate.Run(ctx, evaluateIn(o, p), opts)
 	return studyPolicyError(err)
+}
+
+// studyRealChains is the evaluate stage's replay of the trace's own
+// chains (Study.RealChains): those with heads in the validation period
+// p's span (evaluate.ProtocolSpan); nil when off.
+func studyRealChains(p features.Protocol, on bool) (*evaluate.ChainsOptions, error) {
+	if !on {
+		return nil, nil
+	}
+	from, to, err := evaluate.ProtocolSpan(p)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrStudy, err)
+	}
+	return &evaluate.ChainsOptions{From: from, To: to}, nil
 }
 
 // evaluateShard replays shard i of n of p's windows into dir: one
@@ -66,8 +85,10 @@ func evaluateShard(ctx context.Context, o RunOptions, p features.Protocol, polic
 }
 
 // mergeEvaluate writes the evaluate stage's metrics.json and windows.csv
-// from the shards' rows (evaluate.Merge).
-func mergeEvaluate(ctx context.Context, o RunOptions, p features.Protocol, shards []string, dir string) error {
+// from the shards' rows (evaluate.Merge), and replays the real chains
+// when the study asks for them.
+func mergeEvaluate(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, sweep bool, decision time.Duration, realChains bool,
+	shards []string, dir string) error {
 	parts := make([][][]evaluate.Row, len(shards))
 	for k, sd := range shards {
 		a, b := shardWindows(p.Windows, k, len(shards))
@@ -79,6 +100,14 @@ func mergeEvaluate(ctx context.Context, o RunOptions, p features.Protocol, shard
 			}
 		}
 	}
-	_, err := evaluate.Merge(ctx, evaluateIn(o, p), evaluateOptions(o, nil, false, 0, dir), parts)
-	return err
+	opts := evaluateOptions(o, nil, false, 0, dir)
+	if realChains { // the real chains are replayed here, whole: Merge needs the policies
+		opts = evaluateOptions(o, policyList, sweep, decision, dir)
+		var err error
+		if opts.RealChains, err = studyRealChains(p, realChains); err != nil {
+			return err
+		}
+	}
+	_, err := evaluate.Merge(ctx, evaluateIn(o, p), opts, parts)
+	return studyPolicyError(err)
 }

@@ -53,6 +53,13 @@ type Study struct {
 	// Analyze adds an analyze stage (mirage analyze of the trace: tables,
 	// figures and analysis.html, analyze/README.md) after the ingest.
 	Analyze bool `yaml:"analyze,omitempty" mapstructure:"analyze" json:"analyze,omitempty"`
+	// RealChains has the evaluate stage also replay the trace's own
+	// service chains whose heads were submitted in the validation period
+	// (evaluate.RealChains, from the first validation window's start to
+	// the last one's end): chains.csv beside windows.csv, and the report
+	// states what the users lost on them against what the simulator's
+	// reactive and recommended policies give.
+	RealChains bool `yaml:"real_chains,omitempty" mapstructure:"real_chains" json:"real_chains,omitempty"`
 	// Device is where the xgboost models train: cpu ("" too), cuda or
 	// auto (mirage train --device); with cuda the Slurm executor asks
 	// GPUs for each xgboost training stage.

@@ -135,6 +135,8 @@ type htmlPage struct {
 	Points       []PointRow
 	Calib        []htmlCalibration
 	Loads        []htmlLoad // windows per load class (no stats)
+	// RealChains is the trace's own chains replayed, when evaluated.
+	RealChains *htmlRealChains
 }
 
 func pageData(rep *Report, figs []template.HTML) htmlPage {
@@ -178,6 +180,7 @@ func pageData(rep *Report, figs []template.HTML) htmlPage {
 		}
 		pg.Chains = append(pg.Chains, c)
 	}
+	pg.RealChains = realChainsPage(rep, label)
 	for i := range rep.Models {
 		if rep.Models[i].CalibrationFigure != "" {
 			if t := calibrationTable(&rep.Models[i]); len(t.Rows) > 0 {

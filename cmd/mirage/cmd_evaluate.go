@@ -27,6 +27,18 @@ submission (and at P's start), ask each policy whether to submit the successor Q
 now; Q is forced at P's end. Each policy's outcome r = Q.start - P.end comes from
 a fork of the same window. Writes DIR/metrics.json and DIR/windows.csv.
 
+With --real-chains it also replays the trace's own service chains (the chain
+detector of mirage analyze, on the protocol's partition) whose heads were
+submitted in [--real-chains-from, --real-chains-to) (default: the span of the
+protocol's windows, warm-up and workload included): for each link, a window cut
+as the protocol cuts one, with the real predecessor's nodes, limit, run time and
+user submitted at its real submission, the trace without the chain's jobs as
+background, and the real successor's shape as Q; every policy decides on it.
+DIR/chains.csv gets one row per link and policy, metrics.json's real_chains the
+totals: the real interruption of the replayed links beside the simulated
+reactive one and each policy's (hours), and the links skipped, by reason. At
+most --real-chains-max-links links (the first by head submission).
+
 Each window's cost is interruption + λ·overlap in hours (--lambda, recorded
 as metrics.json's lambda). Metrics are per chain size (by_chain_nodes, with
 by_load inside; the pooled summary only under "pooled"); the frontier gives
@@ -88,6 +100,10 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	f.Bool("sweep", false, "also replay each forest/xgboost model and forecast at a fixed sweep of its rule parameter (θ, τ or margin; evaluate.SweepParams) beside its training-chosen operating point, and oracle-cost at a sweep of λ (evaluate.SweepLambdas: the hindsight frontier)")
 	f.Float64("lambda", evaluate.DefaultLambda, "λ: hours of interruption an hour of overlap costs (cost = interruption + λ·overlap)")
 	f.Int("workers", 0, "windows replayed at once (0 = GOMAXPROCS); the output does not depend on it")
+	f.Bool("real-chains", false, "also replay the trace's own service chains (DIR/chains.csv, metrics.json's real_chains)")
+	f.String("real-chains-from", "", "with --real-chains: first head submission, YYYY-MM-DD[THH:MM:SS] in the protocol's zone (empty = the first window's start)")
+	f.String("real-chains-to", "", "with --real-chains: end of the head submissions (excluded), as --real-chains-from (empty = the last window's end)")
+	f.Int("real-chains-max-links", 0, fmt.Sprintf("with --real-chains: the most links replayed (0 = %d)", evaluate.DefaultChainLinks))
 	addProgressFlag(f)
 	return cmd
 }
@@ -156,6 +172,10 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 		return usagef("--margin and --margins: give one")
 	}
 	sweep, _ := cmd.Flags().GetBool("sweep")
+	chains, err := realChainsOptions(c, p)
+	if err != nil {
+		return err
+	}
 	bar := newProgressBar(g.stderr, c.Progress, g.cfg.JSON)
 	began := time.Now()
 	res, err := evaluate.Run(cmd.Context(), evaluate.In{Trace: c.Trace, Protocol: p}, evaluate.RunOptions{
@@ -164,6 +184,7 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 		Lambda: lambda, DecisionSec: int64(c.Decision / time.Second), Workers: c.Workers,
 		Logger: g.log(), Progress: bar.windows("evaluate"),
 		AllowSkip: c.AllowSkip, FitFlag: partitionFlag(c.Study, "--partition-nodes"), Output: c.Output,
+		RealChains: chains,
 	})
 	bar.finish()
 	if err != nil {
@@ -183,6 +204,12 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	}
 	fmt.Fprintf(g.stdout, "%s: %d windows in %.1f s; cost = interruption + %g·overlap (h)\n", p.Name, m.Windows, sum.WallSec, m.Lambda)
 	printEvaluateTables(g.stdout, res.Policies, m)
+	if m.RealChains != nil {
+		printRealChains(g.stdout, m.RealChains)
+		fmt.Fprintf(g.stdout, "wrote %s, %s and %s\n", filepath.Join(c.Output, "metrics.json"), filepath.Join(c.Output, "windows.csv"),
+			filepath.Join(c.Output, evaluate.ChainsCSV))
+		return nil
+	}
 	fmt.Fprintf(g.stdout, "wrote %s and %s\n", filepath.Join(c.Output, "metrics.json"), filepath.Join(c.Output, "windows.csv"))
 	return nil
 }

@@ -64,6 +64,15 @@ type EvaluateConfig struct {
 	// AllowSkip replays a trace whose jobs wider than the partition are
 	// more than 1 % of it (sim.MaxSkipShare).
 	AllowSkip bool `mapstructure:"allow_skip"`
+	// RealChains also replays the trace's own service chains
+	// (evaluate.RealChains) whose heads were submitted from RealChainsFrom
+	// to RealChainsTo (dates or times in the protocol's zone; empty: the
+	// protocol's windows' span), at most RealChainsMaxLinks links (0:
+	// evaluate.DefaultChainLinks).
+	RealChains         bool   `mapstructure:"real_chains"`
+	RealChainsFrom     string `mapstructure:"real_chains_from"`
+	RealChainsTo       string `mapstructure:"real_chains_to"`
+	RealChainsMaxLinks int    `mapstructure:"real_chains_max_links"`
 }
 
 // PredictConfig configures `mirage predict`.
