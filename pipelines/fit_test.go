@@ -38,7 +38,7 @@ func TestPropose_NoStarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := p.Study.Cluster
-	if p.Study.Periods.Mode != "cold" || c.InferDependencies || c.InferCapacity || c.Nodes != 9 {
+	if p.Study.Periods.Mode != "cold" || c.InferDependencies || c.InferCapacity || c.Nodes != 9 || c.Calibrate || p.Study.RealChains {
 		t.Errorf("mode %s, cluster %+v; want cold windows on 9 nodes without inference", p.Study.Periods.Mode, c)
 	}
 	if err := p.Study.CheckFit(jobs); err != nil {

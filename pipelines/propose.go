@@ -219,8 +219,12 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 	mode := "warm windows, simulator profile default calibrated to the trace's waits on the training months (cluster.calibrate: the fitted settings and inferences replace these)"
 	s.Cluster.Calibrate = true
 	s.Analyze = true // the trace's own chains: the report checks the simulator on them
+	// and the evaluation replays them with the policies: "your users
+	// lost X h; reactive gives Y h, the recommended policy Z h".
+	s.RealChains = true
 	if noStarts {
 		s.Cluster.Calibrate = false
+		s.RealChains = false // no real start: no real interruption to compare
 		// Warm windows and the inferences read the trace's real starts.
 		s.Periods.Mode, s.Cluster.InferDependencies, s.Cluster.InferCapacity = "cold", false, false
 		mode = "cold windows (" + noStartsText(fit) + "), simulator profile default without inferred dependencies or capacity"
@@ -243,6 +247,9 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 	}
 	if part.name != "" {
 		notes = append(notes, part.why)
+	}
+	if s.RealChains {
+		notes = append(notes, "the trace's own service chains (analyze, real_chains): the report checks the simulator on them and the evaluation replays them with the policies")
 	}
 	if m := o.ModelsFrom; m != nil {
 		notes = append(notes, fmt.Sprintf("models, policies, budget, sweep and predictions of study %s", m.Name))

@@ -54,6 +54,11 @@ func TestPropose(t *testing.T) {
 	if share := float64(lastTrainEnd.Sub(t0)) / float64(last.Sub(t0)); share < 0.6 || share > 0.75 {
 		t.Errorf("training covers %.2f of the span, want about 0.7", share)
 	}
+	// Real waits: calibrated, and the trace's own chains checked and
+	// replayed with the policies.
+	if !s.Cluster.Calibrate || !s.Analyze || !s.RealChains {
+		t.Errorf("calibrate %v, analyze %v, real_chains %v: want all for a trace with real waits", s.Cluster.Calibrate, s.Analyze, s.RealChains)
+	}
 	if len(p.Notes) == 0 || !strings.Contains(strings.Join(p.Notes, "\n"), "9 nodes") {
 		t.Errorf("notes %q", p.Notes)
 	}
