@@ -13,11 +13,11 @@ import (
 // for the simulator's 0 (none, all).
 type Tuning struct {
 	// Reweighted replaces the multifactor priority's weights with
-	// AgeWeight, FairShareWeight and SizeWeight.
+	// AgeWeight, FairShareWeight and SizeWeight (written even at 0).
 	Reweighted      bool    `json:"reweighted,omitempty"`
-	AgeWeight       float64 `json:"age_weight,omitempty"`
-	FairShareWeight float64 `json:"fairshare_weight,omitempty"`
-	SizeWeight      float64 `json:"size_weight,omitempty"`
+	AgeWeight       float64 `json:"age_weight"`
+	FairShareWeight float64 `json:"fairshare_weight"`
+	SizeWeight      float64 `json:"size_weight"`
 	// MaxAgeSec is the age cap (PriorityMaxAge), HalfLifeSec the
 	// fair-share decay half-life, seconds.
 	MaxAgeSec   int64 `json:"max_age_sec,omitempty"`
