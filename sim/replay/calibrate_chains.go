@@ -33,7 +33,7 @@ const (
 	minChainLinks = 10
 	// chainRungMax is the most candidates a rung may have for its
 	// scores to count the chains (each candidate's months replay their
-	// chains too, about as costly as the waits' replays).
+	// chains too, several times as costly as the waits' replays).
 	chainRungMax = 16
 	// finalists is the number of best candidates of the search that are
 	// scored with their chains on every calibration month before the
