@@ -2,13 +2,13 @@ package analyze
 
 import "github.com/mirage-hpc/mirage/trace"
 
-// DetectChains returns the service chains of tjobs (in Submit order, as
+// ChainRows returns the service chains of tjobs (in Submit order, as
 // a trace file holds them) found by the chain detector with o's
 // thresholds (see README.md, "Service chains"): each chain as the indices
 // into tjobs of its jobs, head first, the chains in the order the
 // detector found them (their second job's submission). The same chains
 // Run's tables and ReplayChains count.
-func DetectChains(tjobs []trace.Job, o ChainOptions) [][]int {
+func ChainRows(tjobs []trace.Job, o ChainOptions) [][]int {
 	det := newDetector(o)
 	for i := range tjobs {
 		det.add(&tjobs[i], int64(i), userKey(&tjobs[i]))

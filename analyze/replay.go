@@ -77,7 +77,7 @@ func replay(ctx context.Context, o *Options, tjobs []trace.Job, peak int64, chai
 	for _, m := range f.PerMonth {
 		res.fidelity = append(res.fidelity, fidelityRow(m.Month, m.Fidelity))
 	}
-	if err := replayChains(ctx, o, cfg, tjobs, chains, res); err != nil {
+	if err := replayChains(ctx, o, cfg, tjobs, chains, 0, res); err != nil {
 		return nil, err
 	}
 	res.wallSec = time.Since(began).Seconds()
@@ -104,8 +104,9 @@ func fidelityRow(month string, f sim.Fidelity) FidelityRow {
 // chain continues from it, and the oracle tries a submission every
 // OracleStepSec from the predecessor's simulated start to its end, from
 // the same state, and keeps the best outcome (least interruption, then
-// least overlap, earliest on ties).
-func replayChains(ctx context.Context, o *Options, cfg sim.Config, tjobs []trace.Job, chains []*chain, res *replayResult) error {
+// least overlap, earliest on ties). Jobs submitted before bgFrom (Unix
+// seconds; 0: none) are left out of the background.
+func replayChains(ctx context.Context, o *Options, cfg sim.Config, tjobs []trace.Job, chains []*chain, bgFrom int64, res *replayResult) error {
 	if len(chains) == 0 || o.Replay.MaxChains == 0 || o.Replay.MaxLinks == 0 {
 		return nil
 	}
@@ -119,7 +120,7 @@ func replayChains(ctx context.Context, o *Options, cfg sim.Config, tjobs []trace
 	simID := make(map[int64]sim.JobID, len(chains))
 	for i := range tjobs {
 		j := &tjobs[i]
-		if succ[int64(i)] || j.Submit.IsZero() || int(max(j.NNodes, 1)) > cfg.Nodes {
+		if succ[int64(i)] || j.Submit.IsZero() || int(max(j.NNodes, 1)) > cfg.Nodes || bgFrom != 0 && j.Submit.Unix() < bgFrom {
 			continue
 		}
 		simID[int64(i)] = sim.JobID(len(keep))

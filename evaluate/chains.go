@@ -114,7 +114,7 @@ func (s *ChainsSummary) Policy(name string) (ChainPolicy, bool) {
 	return ChainPolicy{}, false
 }
 
-// RealChains replays the trace's own service chains (analyze.DetectChains
+// RealChains replays the trace's own service chains (analyze.ChainRows
 // on the protocol's partition's jobs, features.Protocol.PartitionJobs)
 // whose head was submitted in opts.RealChains' span: for each link, a
 // timeline cut as the protocol cuts a window (its mode, warm-up and
@@ -252,7 +252,7 @@ func (r prepared) chainLinks(ptjobs []trace.Job, co ChainsOptions, sum *ChainsSu
 		}
 	}
 	var chains [][]int
-	for _, c := range analyze.DetectChains(ptjobs, co.Chains) {
+	for _, c := range analyze.ChainRows(ptjobs, co.Chains) {
 		s := ptjobs[c[0]].Submit.Unix()
 		if (co.From == 0 || s >= co.From) && (co.To == 0 || s < co.To) {
 			chains = append(chains, c)

@@ -81,7 +81,7 @@
 //
 // RealChains (or Run with RunOptions.RealChains) replays the trace's own
 // service chains instead of the protocol's synthetic ones: each link
-// found by analyze's detector (analyze.DetectChains) gets a timeline cut
+// found by analyze's detector (analyze.ChainRows) gets a timeline cut
 // as the protocol cuts a window, with the real predecessor's shape
 // submitted at its real submission and the trace without the chain's
 // jobs as background (features.NewChainTimeline), and every policy

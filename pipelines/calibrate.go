@@ -81,7 +81,7 @@ func calibrateStage(s *Study, trainP, valP features.Protocol, traceKey string, o
 		Seed             uint64
 		NoPartitions     bool `json:",omitempty"`
 		CalibrateVersion int
-	}{prof, co.From, co.To, co.CheckTo, co.Seed, co.NoPartitions, 1}, inputs: []string{traceKey},
+	}{prof, co.From, co.To, co.CheckTo, co.Seed, co.NoPartitions, 2}, inputs: []string{traceKey},
 		run: func(ctx context.Context, dir string) error {
 			in, err := studyReplayIn(ctx, trainP, prof, o.Trace)
 			if err != nil {

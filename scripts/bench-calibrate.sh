@@ -2,7 +2,8 @@
 # Calibration time (mirage sim calibrate) on the shared traces: wall time
 # (budget: 10 minutes on 2 cores for a 300,000-job trace), CPU time, peak
 # RSS, candidates and month replays, and the fidelity before and after on
-# the check months (not used to fit).
+# the check months (not used to fit), the chosen settings, and the trace's
+# own chains' real and simulated reactive interruption.
 # Usage: scripts/bench-calibrate.sh   (needs ../shared/traces; skips without)
 set -euo pipefail
 shared=${SHARED:-../shared/traces}
@@ -30,6 +31,11 @@ cb, cf = s["check_base"], s["check_fitted"]
 print(f"calibrate {name}: {s['candidates']} candidates, {s['replays']} month replays, wall {wall:.1f} s (budget 600 s), "
       f"cpu {user + sysc:.1f} s, peak RSS {rss / 1024:.0f} MB; check months {s['check_months'][0]}..{s['check_months'][-1]}: "
       f"Spearman {cb['wait_spearman']:.3f} -> {cf['wait_spearman']:.3f}, within 2x {100 * cb['within_2x']:.1f}% -> {100 * cf['within_2x']:.1f}%")
+def chains(c):
+    return f"real {c['real_interruption_h']:.1f} h, simulated {c['simulated_reactive_interruption_h']:.1f} h ({c['replayed_links']} links)" if c else "none"
+print(f"  chosen: {s['best']}")
+print(f"  chains: calibration months {chains(s['calibration_fitted'].get('chains'))}; check months base "
+      f"{chains(s.get('check_chains_base'))}, fitted {chains(s.get('check_chains_fitted'))}")
 PY
 done <<'LIST'
 ls6 ls6-a100.log America/Chicago 2022-11-01 2023-03-01

@@ -24,7 +24,11 @@ jobs cancelled while pending do; capacity and dependency inference; partitions,
 when the trace's jobs name several) to its real waits on the months from --from
 to --to, by successive halving over month replays (each month after a week of
 the trace before it), scored by wait Spearman plus the share of waits within a
-factor of 2. The fitted profile is then checked on the months after --to (to
+factor of 2, less 0.25 times |ln(simulated / real)| of the trace's own service
+chains' reactive interruption on the same months (on the later rungs and the
+finalists). A coordinate search then perturbs the best setting's continuous
+settings (multifactor weights, age cap, fair-share half-life, backfill window
+and test limit, capacity inference; --no-tune leaves it out). The fitted profile is then checked on the months after --to (to
 --check-to, else the trace's end), which it was not fitted on, beside the base
 profile (--profile). Writes PROFILE.yaml, a profile file (mirage sim profile
 show format) whose header states the fidelity before and after; give it as
@@ -49,6 +53,7 @@ The search is deterministic (--seed orders the sampled months) and replays
 	f.StringP("output", "o", "", "profile file to write (YAML); required")
 	f.Int("workers", 0, "month replays at once (0 = GOMAXPROCS); the result does not depend on it")
 	f.Uint64("seed", 1, "seed of the order the search samples the calibration months in")
+	f.Bool("no-tune", false, "leave out the coordinate search of the continuous settings (multifactor weights, age cap, fair-share half-life, backfill window and test limit, capacity inference) after the grid")
 	return cmd
 }
 
@@ -127,14 +132,14 @@ func calibrateIn(cmd *cobra.Command, c SimConfig) (replay.In, replay.CalibrateOp
 			return replay.In{}, replay.CalibrateOptions{}, err
 		}
 		in, co, err := s.Calibration(cmd.Context(), c.Trace)
-		co.Seed = c.Seed
+		co.Seed, co.NoTune = c.Seed, c.NoTune
 		return in, co, err
 	}
 	in, loc, from, to, err := replayIn(cmd, c, "sim calibrate")
 	if err != nil {
 		return in, replay.CalibrateOptions{}, err
 	}
-	co := replay.CalibrateOptions{From: from, To: to, Zone: loc, Seed: c.Seed, AllowSkip: c.AllowSkip}
+	co := replay.CalibrateOptions{From: from, To: to, Zone: loc, Seed: c.Seed, AllowSkip: c.AllowSkip, NoTune: c.NoTune}
 	if c.CheckTo != "" {
 		t, err := parseWhen(c.CheckTo, loc)
 		if err != nil {

@@ -233,6 +233,9 @@ type SimConfig struct {
 	Study   string `mapstructure:"study"`
 	Workers int    `mapstructure:"workers"`
 	Seed    uint64 `mapstructure:"seed"`
+	// NoTune, for sim calibrate, leaves out the coordinate search of
+	// the continuous settings after the grid.
+	NoTune bool `mapstructure:"no_tune"`
 	// AllowSkip replays a trace whose jobs wider than the partition are
 	// more than 1 % of it (sim.MaxSkipShare); Progress is always, auto or
 	// never.

@@ -8,10 +8,12 @@
 // starts`); Calibrate fits what a trace does not record (priority,
 // backfill, cancelled jobs, inferences, partitions, a per-user limit, the
 // main pass's cycle) to its real waits on some months by successive
-// halving over month replays, prefers among the best a setting whose
-// replay of the trace's own chains (analyze.ReplayChains) loses about
-// what they really lost, and checks the result on the months after
-// (`mirage sim calibrate`, a study's cluster.calibrate). A profile with
+// halving over month replays, scored on the later rungs also by how close
+// the replay of the trace's own chains (analyze.DetectChains, once) comes
+// to what they really lost, then perturbs the best setting's continuous
+// settings (weights, age cap, half-life, backfill window and test limit,
+// capacity inference) by coordinate search, and checks the result on the
+// months after (`mirage sim calibrate`, a study's cluster.calibrate). A profile with
 // partitions replays each on its own pool.
 //
 // All take a resolved simulator profile (sim.ProfileOverrides.Apply
