@@ -16,6 +16,7 @@ import (
 // leakSettings are the world-model settings the leakage test runs under.
 type leakSettings struct {
 	seenUsers   bool // Priority.FairShareSeenUsers
+	fixedUsers  int  // Priority.FairShareUsers
 	lookahead   bool // capacity inference not causal
 	requireIdle bool // InferOptions.RequireIdle
 }
@@ -35,6 +36,7 @@ func simulateTo(tb testing.TB, cfg sim.Config, jobs []sim.Job, t int64, ls leakS
 	jobs = slices.Clone(jobs)
 	sim.InferDependencies(jobs, sim.InferOptions{RequireIdle: ls.requireIdle, Nodes: cfg.Nodes})
 	cfg.Priority.FairShareSeenUsers = ls.seenUsers
+	cfg.Priority.FairShareUsers = ls.fixedUsers
 	cfg.HeldInSnapshot = true
 	steps := sim.InferCapacity(jobs, sim.CapacityOptions{Nodes: cfg.Nodes, BucketSec: 3600, Smooth: 3, Causal: !ls.lookahead})
 	for len(steps) > 0 && steps[len(steps)-1].At > t {
@@ -123,6 +125,7 @@ func TestLeakage_Synthetic(t *testing.T) {
 	}{
 		{"Causal", leakSettings{seenUsers: true}, false},
 		{"CausalRequireIdle", leakSettings{seenUsers: true, requireIdle: true}, false},
+		{"FixedUsers", leakSettings{fixedUsers: 50}, false},
 		{"AllUsersScale", leakSettings{}, true},
 		{"LookaheadCapacity", leakSettings{seenUsers: true, lookahead: true}, true},
 	}

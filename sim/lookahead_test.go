@@ -2,7 +2,10 @@ package sim_test
 
 import (
 	"context"
+	"slices"
 	"testing"
+
+	"pgregory.net/rapid"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -164,4 +167,20 @@ func TestInferDependencies_RequireIdle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestProperty_SeenUsersEqualsReference: with the fair-share scale over
+// the users seen so far (a scale that grows as users arrive), the
+// priority index and its bounds still give the schedule of the plain
+// passes.
+func TestProperty_SeenUsersEqualsReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg, jobs := genWorkload(t, allFeatures)
+		cfg.Priority.FairShareSeenUsers = true
+		got, _ := schedule(t, sim.New, cfg, jobs)
+		want, _ := schedule(t, sim.New, cfg, jobs, sim.ForceReference)
+		if !slices.Equal(got, want) {
+			t.Fatalf("schedule (start, end per job) %v, reference %v", got, want)
+		}
+	})
 }
