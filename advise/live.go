@@ -153,19 +153,29 @@ func BuildState(obs *Observation, pJobID string, o LiveOptions) (*features.State
 		j := &lj[i]
 		running := j.queued && j.State == JobRunning && j.Start > 0 && j.Start <= obs.Now
 		pending := j.queued && j.State == JobPending && j.Submit < obs.Now && j.elig <= obs.Now
+		// Held jobs (and pending ones not yet eligible) are listed as
+		// squeue lists them when the configuration shows them to the
+		// features (Config.HeldInSnapshot).
+		held := cfg.HeldInSnapshot && j.queued && (j.State == JobHeld || j.State == JobPending && !pending) && j.Submit < obs.Now
 		if j.matches(pJobID) {
+			held = false
 			j.predRun = 0 // the service job runs to its limit, as in training
 			if !running && !pending {
 				pending = true
 			}
 			pid = sim.JobID(len(q.Jobs))
-		} else if !running && !pending {
+		} else if !running && !pending && !held {
 			continue
 		}
 		sj := sim.Job{Name: j.ID, User: j.user, Nodes: j.nodes, Submit: j.Submit, Eligible: j.elig,
 			LimitSec: j.limit, PredRunSec: j.predRun, After: sim.NoJob}
 		if running {
 			sj.TraceStart = j.Start
+		}
+		if held {
+			sj.TraceStart = 0
+			q.Held = append(q.Held, make([]bool, len(q.Jobs)+1-len(q.Held))...)
+			q.Held[len(q.Jobs)] = true
 		}
 		q.Jobs = append(q.Jobs, sj)
 		src = append(src, i)

@@ -155,6 +155,7 @@ func (p Protocol) Prepare(tjobs []trace.Job) ([]sim.Job, Options, error) {
 	fto := sim.FromTraceOptions{MaxNodes: cfg.Nodes}
 	if p.InferDeps {
 		fto.Infer = prof.DependencyOptions()
+		fto.Infer.Nodes = cfg.Nodes
 	}
 	jobs, _, err := sim.FromTrace(tjobs, fto)
 	if err != nil {

@@ -337,7 +337,7 @@ func (s *Sim) estimatedStart(sj Job, pred bool) (int64, bool) {
 	if fw := s.cfg.Priority.FairShareWeight; fw != 0 && j.User >= 0 && int(j.User) < s.users {
 		fs := 1.0
 		if total > 0 {
-			fs = exp2(-s.usage[j.User] / total * float64(s.users))
+			fs = exp2(-s.usage[j.User] / total * s.fsUsers())
 		}
 		mine += fw * fs
 	} else if fw != 0 && j.User >= 0 {

@@ -150,7 +150,7 @@ func (s *Sim) fsUpper(i int) float64 {
 	if u >= len(s.usage) || !(s.usageTotal > 0) {
 		return 1
 	}
-	return exp2Upper(-s.usage[u] / s.usageTotal * float64(s.users))
+	return exp2Upper(-s.usage[u] / s.usageTotal * s.fsUsers())
 }
 
 // entryBound returns the bound of a list entry of kind with key (and of

@@ -132,6 +132,16 @@ type Priority struct {
 	// DecayHalfLifeSec is PriorityDecayHalfLife in seconds (fair-share
 	// usage decay).
 	DecayHalfLifeSec int64 `json:"decay_half_life_sec" yaml:"decay_half_life_sec"`
+	// FairShareSeenUsers makes users in the fair-share formula the users
+	// that have submitted a job so far (what the cluster knows now)
+	// instead of every user of the simulation, future submitters
+	// included. Off by default.
+	FairShareSeenUsers bool `json:"fairshare_seen_users,omitempty" yaml:"fairshare_seen_users,omitempty"`
+	// FairShareUsers, when > 0, is users in the fair-share formula: the
+	// number of users (associations) sharing the cluster, a fact of the
+	// site (sacctmgr knows it) rather than of the jobs simulated. It
+	// takes precedence over FairShareSeenUsers.
+	FairShareUsers int `json:"fairshare_users,omitempty" yaml:"fairshare_users,omitempty"`
 }
 
 // Backfill configures the backfill pass (Slurm's bf_* parameters).
@@ -201,6 +211,11 @@ type Config struct {
 	// SyncPoints, when set, are wall-clock times no job may run across
 	// (see SyncPoints); nil is none.
 	SyncPoints *SyncPoints `json:"sync_points,omitempty" yaml:"sync_points,omitempty"`
+	// HeldInSnapshot lists held jobs (submitted, waiting on a predecessor
+	// or a begin time) at the end of Snapshot.Pending, marked Held, as
+	// squeue lists them (PENDING, reason Dependency or BeginTime), so
+	// queue features see them; off, Snapshot leaves them out.
+	HeldInSnapshot bool `json:"held_in_snapshot,omitempty" yaml:"held_in_snapshot,omitempty"`
 }
 
 // DefaultConfig returns the default profile's configuration
@@ -232,6 +247,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: decay half-life %d s <= 0", ErrConfig, c.Priority.DecayHalfLifeSec)
 	case c.Backfill.Flavour != BackfillNone && (c.Backfill.IntervalSec <= 0 || c.Backfill.ResolutionSec <= 0 || c.Backfill.WindowSec <= 0):
 		return fmt.Errorf("%w: backfill interval, window and resolution must be > 0", ErrConfig)
+	case c.Priority.FairShareUsers < 0:
+		return fmt.Errorf("%w: fair-share users %d < 0", ErrConfig, c.Priority.FairShareUsers)
 	case c.MainIntervalSec < 0:
 		return fmt.Errorf("%w: main interval %d s < 0 (0 = after every event)", ErrConfig, c.MainIntervalSec)
 	case c.Backfill.MaxJobTest < 0 || c.Backfill.MaxJobUser < 0:

@@ -24,6 +24,17 @@ type InferOptions struct {
 	// MinWaitSec: only jobs whose trace wait (TraceStart - Submit) exceeds
 	// it are considered; 0 means DefaultMinWaitSec.
 	MinWaitSec int64 `yaml:"min_wait_sec" json:"min_wait_sec"`
+	// RequireIdle keeps only the dependencies a queue without one could
+	// not explain: those where, the second before the predecessor ended,
+	// the trace had at least the job's nodes idle (Nodes minus the nodes
+	// busy then), so the job was held while it could have run. Busy
+	// nodes count only the jobs submitted no later than the job, so the
+	// decision reads nothing submitted after it. Off by default.
+	RequireIdle bool `yaml:"require_idle,omitempty" json:"require_idle,omitempty"`
+	// Nodes is the partition size RequireIdle measures idle nodes
+	// against; 0 means the most nodes busy at once in the trace (which
+	// looks at the whole trace). Profile.FromTraceOptions sets it.
+	Nodes int `yaml:"-" json:"-"`
 }
 
 // DefaultInferOptions returns the options the zero value stands for.
@@ -43,6 +54,11 @@ type Inference struct {
 	WaitedOverHour int `json:"waited_over_hour"`
 	// Candidates counts all jobs that ran and waited over an hour.
 	Candidates int `json:"candidates"`
+	// NotIdle counts, with RequireIdle, the jobs the timing rule alone
+	// would have given a predecessor but that had fewer idle nodes than
+	// they needed when it ended (so a job may merely have taken its
+	// nodes): left without one, and not in Jobs.
+	NotIdle int `json:"not_idle,omitempty"`
 }
 
 // InferDependencies guesses, from the trace, which jobs waited on an
@@ -100,6 +116,10 @@ func inferDependencies(jobs []job, ends []int64, opts InferOptions) Inference {
 		}
 	}
 	idx := newPredIndex(jobs, end)
+	var busy *busyIndex
+	if opts.RequireIdle {
+		busy = newBusyIndex(jobs, end, opts.Nodes)
+	}
 
 	// Sweep jobs in order of Submit. All jobs of a same-second group are
 	// added before any of them is queried, so a job's predecessors are
@@ -113,6 +133,9 @@ func inferDependencies(jobs []job, ends []int64, opts InferOptions) Inference {
 		h := g
 		for h < len(order) && jobs[order[h]].Submit == jobs[order[g]].Submit {
 			idx.add(order[h], jobs[order[h]].User)
+			if busy != nil {
+				busy.add(order[h])
+			}
 			h++
 		}
 		for _, i := range order[g:h] {
@@ -130,6 +153,10 @@ func inferDependencies(jobs []job, ends []int64, opts InferOptions) Inference {
 				continue
 			}
 			if e := end(k); e < j.TraceStart-opts.GapSec || e <= j.Submit {
+				continue
+			}
+			if busy != nil && busy.idleAt(end(k)-1) < int64(j.Nodes) {
+				inf.NotIdle++
 				continue
 			}
 			j.After = JobID(k)

@@ -200,9 +200,9 @@ func (s *Sim) fairShare(u int32, totalUsage float64) float64 {
 		if s.scratch.fsGen[u] == s.scratch.gen {
 			return s.scratch.fs[u]
 		}
-		fs := math.Exp2(-s.usage[u] / totalUsage * float64(s.users))
+		fs := math.Exp2(-s.usage[u] / totalUsage * s.fsUsers())
 		s.scratch.fs[u], s.scratch.fsGen[u] = fs, s.scratch.gen
 		return fs
 	}
-	return math.Exp2(-s.usage[u] / totalUsage * float64(s.users))
+	return math.Exp2(-s.usage[u] / totalUsage * s.fsUsers())
 }

@@ -64,6 +64,7 @@ func (p Profile) FromTraceOptions(nodes int) FromTraceOptions {
 	o := FromTraceOptions{MaxNodes: nodes}
 	if p.InferDependencies != nil {
 		o.Infer = p.DependencyOptions()
+		o.Infer.Nodes = nodes
 	}
 	return o
 }

@@ -102,7 +102,8 @@ func TestProfileOverrides_Apply(t *testing.T) {
 }
 
 // TestProfile_FromTraceOptions: the conversion infers dependencies with
-// a copy of the profile's settings, and only when the profile does.
+// a copy of the profile's settings, the partition size added (Nodes, for
+// RequireIdle), and only when the profile does.
 func TestProfile_FromTraceOptions(t *testing.T) {
 	for _, name := range []string{"default", "ls6"} {
 		p, err := sim.LoadProfile(name)
@@ -113,7 +114,13 @@ func TestProfile_FromTraceOptions(t *testing.T) {
 		if o.MaxNodes != 7 || o.From != 0 || o.To != 0 || (o.Infer == nil) != (p.InferDependencies == nil) {
 			t.Errorf("%s: %+v", name, o)
 		}
-		if o.Infer != nil && (o.Infer == p.InferDependencies || *o.Infer != *p.InferDependencies) {
+		want := p.InferDependencies
+		if want != nil {
+			w := *want
+			w.Nodes = 7
+			want = &w
+		}
+		if o.Infer != nil && (o.Infer == p.InferDependencies || *o.Infer != *want) {
 			t.Errorf("%s: Infer %p %+v, want a copy of %p %+v", name, o.Infer, *o.Infer, p.InferDependencies, *p.InferDependencies)
 		}
 	}

@@ -84,6 +84,8 @@ type Sim struct {
 	dependents map[JobID][]JobID // After -> jobs waiting on it (shared; copy-on-write in Submit)
 
 	users      int       // number of user indices
+	userSeen   []bool    // per user: a job of it was submitted (Priority.FairShareSeenUsers)
+	seenUsers  int       // users with userSeen set
 	userJobs   []int32   // running jobs per user
 	userNodes  []int32   // running nodes per user
 	busyUsers  []int32   // users with running nodes, in the order they got them
@@ -344,6 +346,7 @@ func (s *Sim) Clone(rec Recorder) *Sim {
 	c.busyUsers = slices.Clone(s.busyUsers)
 	c.busyPos = slices.Clone(s.busyPos)
 	c.usage = slices.Clone(s.usage)
+	c.userSeen = slices.Clone(s.userSeen)
 	c.scratch = scratch{}
 	c.idx = nil // rebuilt by the clone's first pass
 	return &c

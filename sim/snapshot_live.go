@@ -21,6 +21,13 @@ type Queue struct {
 	// does not know when a job will end); PredRunSec is its predicted run
 	// time (0 = none; see PredictRunTimes). After and Cancel are ignored.
 	Jobs []Job
+	// Held marks, by index of Jobs, held jobs (squeue's PENDING with
+	// reason Dependency or BeginTime, or a user or admin hold): they stay
+	// held in the simulation, never queued (a live queue does not know
+	// when they will be released), and Snapshot lists them with
+	// Config.HeldInSnapshot, as the simulated world lists its own. nil
+	// means none; a TraceStart is ignored for a held job.
+	Held []bool
 	// Usage is each user's decayed fair-share usage in node-seconds (any
 	// common scale: only ratios matter), by user index; nil means none.
 	Usage []float64
@@ -47,7 +54,7 @@ func FromQueue(cfg Config, q Queue) (*Sim, error) {
 			j.RunSec = j.LimitSec
 		}
 		j.Submit = min(j.Submit, q.Now)
-		if !isRunningAt(j, q.Now) {
+		if !isRunningAt(j, q.Now) || q.held(i) {
 			j.TraceStart = 0
 		}
 	}
@@ -62,6 +69,9 @@ func FromQueue(cfg Config, q Queue) (*Sim, error) {
 		s.capacity = min(q.Capacity, cfg.Nodes)
 	}
 	s.next = len(s.arrivals) // every job has arrived
+	for i := range s.jobs {
+		s.see(s.jobs[i].User)
+	}
 	for _, id := range s.arrivals {
 		j := &s.jobs[id]
 		if j.TraceStart == 0 {
@@ -78,6 +88,9 @@ func FromQueue(cfg Config, q Queue) (*Sim, error) {
 			continue
 		}
 		s.st.mut(id).status = statusHeld
+		if q.held(int(id)) {
+			continue
+		}
 		s.enqueue(id)
 		st := s.st.mut(id)
 		st.elig = j.Submit
@@ -91,6 +104,9 @@ func FromQueue(cfg Config, q Queue) (*Sim, error) {
 	}
 	return s, nil
 }
+
+// held reports whether q.Jobs[i] is held (Queue.Held).
+func (q *Queue) held(i int) bool { return i < len(q.Held) && q.Held[i] }
 
 func isRunningAt(j *Job, now int64) bool { return j.TraceStart > 0 && j.TraceStart <= now }
 

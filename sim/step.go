@@ -112,6 +112,7 @@ func (s *Sim) submit(id JobID) {
 		s.push(max(j.Cancel, s.now), eventJobLeave, id)
 	}
 	st.status = statusHeld
+	s.see(j.User)
 	if j.After != NoJob && !s.ended(j.After) {
 		return // released by the predecessor's end
 	}
