@@ -43,6 +43,11 @@ func TestSimConfig_Profile(t *testing.T) {
 				t.Errorf("nodes %d, %d capacity steps; want %d, steps only without a node count", cfg.Nodes, len(cfg.Capacity), tt.wantNodes)
 			}
 			fo := fromTraceOptions(&o, cfg)
+			if tt.wantInfer != nil { // the partition's size, for require_idle
+				want := *tt.wantInfer
+				want.Nodes = tt.wantNodes
+				tt.wantInfer = &want
+			}
 			if (fo.Infer == nil) != (tt.wantInfer == nil) || fo.Infer != nil && *fo.Infer != *tt.wantInfer {
 				t.Errorf("inference %+v, want %+v", fo.Infer, tt.wantInfer)
 			}
