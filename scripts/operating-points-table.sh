@@ -36,7 +36,7 @@ for name in sorted(pols):
     if not op:
         continue
     rule = op.get("budget_rule") or ("every-block" if op.get("budget_every_block") else "mean")
-    label = kind + " " + os.path.basename(model).removeprefix(p + "-")
+    label = kind + ":" + os.path.basename(model).removeprefix(p + "-").removeprefix(kind + "-")
     for chain, v in sorted(pols[name]["by_chain_nodes"].items(), key=lambda kv: int(kv[0])):
         cp = op["by_chain_nodes"].get(chain, op["default"])
         bound = cp.get("cv_overlap_bound_h")
@@ -47,14 +47,14 @@ for name in sorted(pols):
                          cv_mean=cp["mean_overlap_h"], cv_max=cp["max_block_overlap_h"], bound=bound,
                          k=cp.get("cv_bound_k", 0.0), cv_within=cp["within_budget"],
                          budget=op["overlap_budget_h"], tree=kind != "slurm-estimate"))
-hdr = "%-24s %5s %-11s %-8s %9s %7s %7s %6s %7s %7s %7s %5s %6s" % (
+hdr = "%-26s %5s %-11s %-8s %9s %7s %7s %6s %7s %7s %7s %5s %6s" % (
     "policy", "nodes", "rule", "param", "value", "red%", "valOv_h", "zero%", "cvMean", "cvMaxBl", "cvBound", "k", "within")
 print("# %s: training-chosen operating points, CV (training windows) vs %s-val" % (p, p))
 print(hdr)
 for r in rows:
     within = r["ov"] <= r["budget"] + 1e-9
     r["within"] = within
-    print("%-24s %5s %-11s %-8s %9.4g %7.1f %7.2f %6.1f %7.2f %7.2f %7.2f %5.2g %6s" % (
+    print("%-26s %5s %-11s %-8s %9.4g %7.1f %7.2f %6.1f %7.2f %7.2f %7.2f %5.2g %6s" % (
         r["policy"], r["chain"], r["rule"], r["param"], r["value"], 100 * r["red"], r["ov"], 100 * r["zero"],
         r["cv_mean"], r["cv_max"], r["bound"], r["k"], "yes" if within else "NO"))
 tree = [r for r in rows if r["tree"]]
