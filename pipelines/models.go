@@ -85,7 +85,7 @@ func modelPolicy(m ModelSpec, dir string) string {
 // trainModel trains m on samples into dir/NAME (train.FitSamples, as
 // mirage train); device (xgboost only) is the study's: "" is the CPU.
 func trainModel(ctx context.Context, m ModelSpec, b BudgetSpec, device, samples, dir string, log *slog.Logger) error {
-	opts := train.Options{OverlapBudgetH: overlapBudgetH(b), K: cvFolds(b)}
+	opts := train.Options{OverlapBudgetH: overlapBudgetH(b), K: cvFolds(b), BudgetRule: train.BudgetRule(b.Rule)}
 	if strings.HasPrefix(m.Kind, "estimate") {
 		opts.Target = train.Target(m.Kind)
 	} else {
@@ -105,6 +105,12 @@ func trainModel(ctx context.Context, m ModelSpec, b BudgetSpec, device, samples,
 	}
 	_, err := train.FitSamples(ctx, samples, filepath.Join(dir, modelName(m)), opts)
 	return err
+}
+
+// validBudgetRule reports whether r names a train.BudgetRule.
+func validBudgetRule(r string) bool {
+	_, err := train.ParseBudgetRule(r)
+	return err == nil
 }
 
 // overlapBudgetH is the study's overlap budget in hours (the default

@@ -271,6 +271,10 @@ type BudgetSpec struct {
 	// the training windows the forest, xgboost and estimate models choose
 	// their operating point by (mirage train --cv); 0 means 5.
 	CVFolds int `yaml:"cv_folds,omitempty" mapstructure:"cv_folds" json:"cv_folds,omitempty"`
+	// Rule is the statistic of the models' CV overlap held within
+	// Overlap (mirage train --budget-rule: mean, every-block, nested);
+	// "" is train.DefaultBudgetRule. Not the DQN's.
+	Rule string `yaml:"rule,omitempty" mapstructure:"rule" json:"rule,omitempty"`
 }
 
 // ModelSpec is one model to train: kind forest, xgboost, dqn, estimate
@@ -348,6 +352,8 @@ func (s *Study) Validate() error {
 		return bad("budget.overlap", "%v: want >= 0", time.Duration(s.Budget.Overlap))
 	case s.Budget.CVFolds < 0 || s.Budget.CVFolds == 1:
 		return bad("budget.cv_folds", "%d: want 0 (5 folds) or at least 2", s.Budget.CVFolds)
+	case s.Budget.Rule != "" && !validBudgetRule(s.Budget.Rule):
+		return bad("budget.rule", "%q: want mean, every-block or nested", s.Budget.Rule)
 	case s.Trace.CoresPerNode < 0:
 		return bad("trace.cores_per_node", "%d: want >= 0 (0 = from the SWF header)", s.Trace.CoresPerNode)
 	}

@@ -217,6 +217,7 @@ func TestLoad_Errors(t *testing.T) {
 		{"SynthAndInputs", "k.yaml", strings.Replace(ls6, "  zone:", "  inputs: [a.sacct]\n  synth: {jobs: 10}\n  zone:", 1), []string{"k.yaml", "trace.synth"}},
 		{"SynthStart", "l.yaml", strings.Replace(ls6, "  zone:", "  synth: {start: soon}\n  zone:", 1), []string{"trace.synth.start", "soon"}},
 		{"CVFolds", "m.yaml", strings.Replace(ls6, "  overlap: 1h", "  overlap: 1h\n  cv_folds: 1", 1), []string{"budget.cv_folds"}},
+		{"BudgetRule", "m.yaml", strings.Replace(ls6, "  overlap: 1h", "  overlap: 1h\n  rule: max", 1), []string{"budget.rule"}},
 		{"KindTypo", "n.yaml", strings.Replace(ls6, "{kind: xgboost, target: interrupt}", "{kind: forrest}", 1), []string{"n.yaml", "models[0].kind", "forrest"}},
 		{"KindPath", "o.yaml", strings.Replace(ls6, "{kind: estimate-rt}", "{kind: \"../../evil\"}", 1), []string{"models[2].kind", "../../evil"}},
 		{"TargetPath", "p.yaml", strings.Replace(ls6, "target: interrupt", "target: ../x", 1), []string{"models[0].target", "../x"}},

@@ -6,7 +6,10 @@
 # P-val. Usage: scripts/operating-points.sh PROTOCOL OUTDIR [TRACE.parquet]
 # Environment: BIN (bin/mirage), DQN (1: train and evaluate a DQN),
 # EVERY_BLOCK (1: the budget must hold in every CV time block,
-# train --budget-every-block), BUDGET (1h).
+# train --budget-every-block), BUDGET_RULE (train --budget-rule: mean,
+# every-block or nested; empty: train's default), BUDGET (1h), SWEEP (1:
+# evaluate --sweep; 0 replays the training-chosen points only). It ends
+# with scripts/operating-points-table.sh: CV against validation overlap.
 set -euo pipefail
 P=${1:?protocol: ls6 or mirage-ls6}
 D=${2:?output directory}
@@ -23,6 +26,9 @@ if [ ! -f "$S" ]; then
 fi
 op=(--overlap-budget "${BUDGET:-1h}")
 if [ "${EVERY_BLOCK:-0}" = 1 ]; then op+=(--budget-every-block); fi
+if [ -n "${BUDGET_RULE:-}" ]; then op+=(--budget-rule "$BUDGET_RULE"); fi
+sweep=(--sweep --margins=-8h,-6h,-4h,-3h,-2h,-1h,0)
+if [ "${SWEEP:-1}" = 0 ]; then sweep=(); fi
 log estimate; "$BIN" train --model estimate --samples "$S" "${op[@]}" -o "$D/$P-estimate" --log-level error
 "$BIN" train --model estimate-rt --samples "$S" "${op[@]}" -o "$D/$P-estimate-rt" --log-level error
 pol="reactive,avg,slurm-estimate,slurm-estimate-rt,slurm-estimate:$D/$P-estimate,slurm-estimate:$D/$P-estimate-rt,oracle,oracle-cost"
@@ -37,7 +43,8 @@ if [ "${DQN:-1}" = 1 ]; then
   log dqn; /usr/bin/time -f "%e s wall" "$BIN" train --model dqn --trace "$T" --protocol "$P" --overlap-budget "${BUDGET:-1h}" -o "$D/$P-dqn" --log-level error
   pol="$pol,dqn:$D/$P-dqn"
 fi
-log evaluate; /usr/bin/time -f "%e s wall" "$BIN" evaluate --trace "$T" --protocol "$P-val" --policy "$pol" --sweep \
-  --margins=-8h,-6h,-4h,-3h,-2h,-1h,0 -o "$D/$P-val" --log-level error
+log evaluate; /usr/bin/time -f "%e s wall" "$BIN" evaluate --trace "$T" --protocol "$P-val" --policy "$pol" "${sweep[@]}" \
+  -o "$D/$P-val" --log-level error
 "$BIN" report --trace "$T" "$D/$P-val" --log-level error || true
+"$(dirname "$0")/operating-points-table.sh" "$P" "$D" | tee "$D/$P-table.txt"
 log done

@@ -114,6 +114,10 @@ type OperatingPoint struct {
 	// EveryBlock is set when the budget had to hold in every time block
 	// of the training period (Unit.Block), not only on average.
 	EveryBlock bool `json:"budget_every_block,omitempty"`
+	// BudgetRule is the statistic of the CV overlap held within the
+	// budget ("" in manifests of earlier versions: BudgetMean, or
+	// BudgetEveryBlock with EveryBlock).
+	BudgetRule BudgetRule `json:"budget_rule,omitempty"`
 }
 
 // ChainPoint is one parameter's replayed outcome on the training windows
@@ -136,6 +140,17 @@ type ChainPoint struct {
 	// WithinBudget is false when no parameter met the budget (then the
 	// least overlap was chosen).
 	WithinBudget bool `json:"within_budget"`
+	// The chosen points (ByChain, Default; not the frontier's) record
+	// their CV overlap: BlockOverlapH per time block (the CV folds' test
+	// blocks, hours per window), OverlapBoundH the statistic held within
+	// the budget (OperatingPoint.BudgetRule: the mean, the largest
+	// block's, or mean + BoundK·sd of the blocks' means) and, for
+	// BudgetNested, BoundHeld whether BoundK held on every held-out
+	// block (false: the largest k tried, NestedKGrid, did not).
+	BlockOverlapH []float64 `json:"cv_block_overlap_h,omitempty"`
+	OverlapBoundH float64   `json:"cv_overlap_bound_h,omitempty"`
+	BoundK        float64   `json:"cv_bound_k,omitempty"`
+	BoundHeld     *bool     `json:"cv_bound_held,omitempty"`
 }
 
 // For returns the parameter for a chain of nodes nodes: its own choice,
@@ -196,15 +211,27 @@ type replayUnit struct {
 	r     []int64 // r of each row, seconds
 }
 
-// ChooseOperatingPoint replays the threshold rule of target t with the
+// ChooseOperatingPoint is ChooseOperatingPointRule with BudgetMean, or
+// BudgetEveryBlock when everyBlock.
+func ChooseOperatingPoint(t Target, scores []float64, rSec []int64, units []Unit, budgetH float64, everyBlock bool, source string) (*OperatingPoint, error) {
+	rule := BudgetMean
+	if everyBlock {
+		rule = BudgetEveryBlock
+	}
+	return ChooseOperatingPointRule(t, scores, rSec, units, budgetH, rule, source)
+}
+
+// ChooseOperatingPointRule replays the threshold rule of target t with the
 // row scores on the units (labels rSec = Q.start − P.end of each row, as
 // the simulator gave them) for a range of thresholds, and chooses per
 // chain size the one with the largest interruption reduction among those
 // with mean overlap ≤ budgetH (ties: less overlap, then the later
-// submission); with everyBlock, the mean overlap of every time block
-// (Unit.Block) must be within the budget. source is recorded as
-// OperatingPoint.Source.
-func ChooseOperatingPoint(t Target, scores []float64, rSec []int64, units []Unit, budgetH float64, everyBlock bool, source string) (*OperatingPoint, error) {
+// submission), the overlap compared with the budget being rule's
+// statistic of the CV overlap over the time blocks (Unit.Block): the
+// mean (BudgetMean), the largest block's (BudgetEveryBlock) or mean +
+// k·sd with k learned leaving one block out (BudgetNested). source is
+// recorded as OperatingPoint.Source.
+func ChooseOperatingPointRule(t Target, scores []float64, rSec []int64, units []Unit, budgetH float64, rule BudgetRule, source string) (*OperatingPoint, error) {
 	if len(units) == 0 {
 		return nil, fmt.Errorf("operating point: no windows")
 	}
@@ -222,7 +249,7 @@ func ChooseOperatingPoint(t Target, scores []float64, rSec []int64, units []Unit
 	}
 	cands := candidates(scores)
 	op := &OperatingPoint{Target: t, Rule: RuleText(t), Param: ParamName(t), BudgetH: budgetH, Source: source,
-		ByChain: map[string]ChainPoint{}, Frontier: map[string][]ChainPoint{}, EveryBlock: everyBlock}
+		ByChain: map[string]ChainPoint{}, Frontier: map[string][]ChainPoint{}, EveryBlock: rule == BudgetEveryBlock, BudgetRule: rule}
 	var sizes []int32
 	for _, u := range rus {
 		if !slices.Contains(sizes, u.nodes) {
@@ -231,11 +258,13 @@ func ChooseOperatingPoint(t Target, scores []float64, rSec []int64, units []Unit
 	}
 	slices.Sort(sizes)
 	pick := func(sel func(int32) bool) (ChainPoint, []ChainPoint) {
+		cs := make([]candidate, len(cands))
 		pts := make([]ChainPoint, len(cands))
 		for ci, c := range cands {
-			pts[ci] = replayAt(t, rus, c, sel)
+			cs[ci] = replayAt(t, rus, c, sel)
+			pts[ci] = cs[ci].pt
 		}
-		return choose(pts, budgetH, everyBlock), frontier(pts)
+		return chooseRule(cs, budgetH, rule), frontier(pts)
 	}
 	for _, n := range sizes {
 		key := strconv.Itoa(int(n))
@@ -268,15 +297,12 @@ func candidates(scores []float64) []float64 {
 	return out
 }
 
-// replayAt replays threshold c on the units sel accepts.
-func replayAt(t Target, rus []replayUnit, c float64, sel func(int32) bool) ChainPoint {
+// replayAt replays threshold c on the units sel accepts: the point over
+// them and its sums per time block.
+func replayAt(t Target, rus []replayUnit, c float64, sel func(int32) bool) candidate {
 	p := ChainPoint{Threshold: clampInf(c), Value: clampInf(ParamOf(t, c))}
 	var sumI, sumO, sumReact float64
 	zero := 0
-	type blockSum struct {
-		o float64
-		n int
-	}
 	var blocks []blockSum
 	for i := range rus {
 		u := &rus[i]
@@ -288,16 +314,21 @@ func replayAt(t Target, rus []replayUnit, c float64, sel func(int32) bool) Chain
 		k = min(k, last)
 		r := u.r[k]
 		p.Windows++
-		sumI += float64(max(r, 0)) / 3600
-		sumO += float64(max(-r, 0)) / 3600
+		in, ov, re := float64(max(r, 0))/3600, float64(max(-r, 0))/3600, float64(max(u.r[last], 0))/3600
+		sumI += in
+		sumO += ov
 		if u.block >= len(blocks) {
 			blocks = append(blocks, make([]blockSum, u.block+1-len(blocks))...)
 		}
-		blocks[u.block].o += float64(max(-r, 0)) / 3600
-		blocks[u.block].n++
-		sumReact += float64(max(u.r[last], 0)) / 3600
+		b := &blocks[u.block]
+		b.interruption += in
+		b.overlap += ov
+		b.reactive += re
+		b.windows++
+		sumReact += re
 		if r <= 0 {
 			zero++
+			b.zero++
 		}
 	}
 	if p.Windows > 0 {
@@ -308,11 +339,11 @@ func replayAt(t Target, rus []replayUnit, c float64, sel func(int32) bool) Chain
 		p.InterruptionReduction = 1 - sumI/sumReact
 	}
 	for _, b := range blocks {
-		if b.n > 0 {
-			p.MaxBlockOverlapH = max(p.MaxBlockOverlapH, b.o/float64(b.n))
+		if b.windows > 0 {
+			p.MaxBlockOverlapH = max(p.MaxBlockOverlapH, b.overlap/float64(b.windows))
 		}
 	}
-	return p
+	return candidate{pt: p, blocks: blocks}
 }
 
 // choose returns the point with the largest reduction within the budget
@@ -320,6 +351,15 @@ func replayAt(t Target, rus []replayUnit, c float64, sel func(int32) bool) Chain
 // higher threshold, i.e. later), or the one with the least overlap when
 // none is within it.
 func choose(pts []ChainPoint, budgetH float64, everyBlock bool) ChainPoint {
+	i, within := chooseIndex(pts, budgetH, everyBlock)
+	p := pts[i]
+	p.WithinBudget = within
+	return p
+}
+
+// chooseIndex is choose's index, and whether the point is within the
+// budget.
+func chooseIndex(pts []ChainPoint, budgetH float64, everyBlock bool) (int, bool) {
 	best := -1
 	for i, p := range pts {
 		if ov := p.MeanOverlapH; ov > budgetH+1e-12 || everyBlock && p.MaxBlockOverlapH > budgetH+1e-12 {
@@ -331,16 +371,14 @@ func choose(pts []ChainPoint, budgetH float64, everyBlock bool) ChainPoint {
 		}
 	}
 	if best >= 0 {
-		p := pts[best]
-		p.WithinBudget = true
-		return p
+		return best, true
 	}
 	for i, p := range pts {
 		if best < 0 || p.MeanOverlapH < pts[best].MeanOverlapH {
 			best = i
 		}
 	}
-	return pts[best]
+	return best, false
 }
 
 // frontier returns the Pareto-efficient points by ascending overlap: each

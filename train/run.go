@@ -25,6 +25,10 @@ type Options struct {
 	// time blocks of the training period, not only on average (robust to
 	// drift between months; K from the CV, or 5 for RunEstimate).
 	BudgetEveryBlock bool
+	// BudgetRule is the statistic of the CV overlap that must be within
+	// the budget (BudgetMean, BudgetEveryBlock, BudgetNested); "" means
+	// DefaultBudgetRule, or BudgetEveryBlock with BudgetEveryBlock set.
+	BudgetRule BudgetRule
 	// K is the number of CV folds; 0 or 1 skips cross-validation.
 	K int
 	// GapSec is the fold gap; 0 means the window span from the metadata.
@@ -149,7 +153,7 @@ func Run(ctx context.Context, s *features.Samples, meta SamplesMeta, dir string,
 		units := withBlocks(Units(s), s, opts.K)
 		src := fmt.Sprintf("out-of-fold predictions of %d time-blocked folds (gap %d s) replayed on the %d training windows x chain sizes",
 			opts.K, gap, len(units))
-		if op, err = ChooseOperatingPoint(target, scores, s.LabelRSec, units, budget(opts.OverlapBudgetH), opts.BudgetEveryBlock, src); err != nil {
+		if op, err = ChooseOperatingPointRule(target, scores, s.LabelRSec, units, budget(opts.OverlapBudgetH), opts.budgetRule(), src); err != nil {
 			return nil, err
 		}
 	}
@@ -225,6 +229,17 @@ func withBlocks(us []Unit, s *features.Samples, k int) []Unit {
 	return us
 }
 
+// budgetRule returns the rule of o.BudgetRule and o.BudgetEveryBlock.
+func (o Options) budgetRule() BudgetRule {
+	switch {
+	case o.BudgetRule != "":
+		return o.BudgetRule
+	case o.BudgetEveryBlock:
+		return BudgetEveryBlock
+	}
+	return DefaultBudgetRule
+}
+
 func budget(h float64) float64 {
 	if h <= 0 {
 		return DefaultOverlapBudgetH
@@ -263,7 +278,7 @@ func RunEstimate(s *features.Samples, meta SamplesMeta, dir string, opts Options
 		k = 5
 	}
 	units := withBlocks(Units(s), s, k)
-	op, err := ChooseOperatingPoint(t, scores, s.LabelRSec, units, budget(opts.OverlapBudgetH), opts.BudgetEveryBlock,
+	op, err := ChooseOperatingPointRule(t, scores, s.LabelRSec, units, budget(opts.OverlapBudgetH), opts.budgetRule(),
 		fmt.Sprintf("the scheduler's estimate replayed on the %d training windows x chain sizes", len(units)))
 	if err != nil {
 		return nil, err

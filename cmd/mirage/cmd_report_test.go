@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -258,7 +259,7 @@ func TestReport_OperatingPoints(t *testing.T) {
 		t.Fatalf("operating points %+v", rep.Points)
 	}
 	p := rep.Points[0]
-	if p.Policy != "slurm-estimate:"+model || p.Chain != "1" || p.Param != "margin_h" || p.Train != cp || p.Valid == nil ||
+	if p.Policy != "slurm-estimate:"+model || p.Chain != "1" || p.Param != "margin_h" || !reflect.DeepEqual(p.Train, cp) || p.Valid == nil ||
 		p.ValidPolicy != p.Policy || math.Abs(p.Valid.InterruptionReduction-0.5) > 1e-12 {
 		t.Errorf("operating point %+v, valid %+v", p, p.Valid)
 	}

@@ -68,7 +68,8 @@ DIR/calibration.png.
 	f.String("model", d.Model, "model: forest, xgboost, dqn, runtime (job run times), forecast (tau of the Monte Carlo forecast and margin of the runtime estimate, on training windows, with --runtime-model), estimate (no model: choose the margin of the scheduler's own start estimate) or estimate-rt (the same, with predicted run times in place of limits)")
 	f.String("target", d.Target, "forest/xgboost: what to predict: r (Q.start - P.end, hours), interrupt (P(r > 0), binary:logistic, calibrated), cliff (P(r > 0 at the next decision): does waiting one more step cross the cliff), deadline (hours to the last safe decision) or wait (Q's wait, hours)")
 	f.Duration("overlap-budget", d.OverlapBudget, "operating point: the most mean overlap per window; the rule's parameter (theta, tau or margin) is chosen per chain size by time-blocked CV on the training windows")
-	f.Bool("budget-every-block", false, "operating point: the overlap budget must hold in each of the --cv time blocks of the training period, not only on average (robust to drift between months)")
+	f.Bool("budget-every-block", false, "operating point: the overlap budget must hold in each of the --cv time blocks of the training period, not only on average (robust to drift between months); the same as --budget-rule every-block")
+	f.String("budget-rule", "", "operating point: the statistic of the CV overlap held within --overlap-budget: mean (over the training windows; the default), every-block (the largest of the --cv time blocks' means) or nested (mean + k*sd of the blocks' means, k the least that holds on every block left out when choosing on the others)")
 	f.Bool("unweighted", false, "ignore the samples' row weights (by default every window weighs the same)")
 	f.String("trace", "", "dqn, runtime: trace file (Parquet); the episodes (dqn) or jobs (runtime) of --protocol's training period")
 	f.String("protocol", "", "dqn, runtime: features protocol (e.g. ls6, mirage-ls6; runtime validates on NAME-val)")
@@ -208,9 +209,13 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 		return usagef("train: --overlap-budget %s < 0", c.OverlapBudget)
 	}
 	budgetH := c.OverlapBudget.Hours()
+	rule, err := budgetRule(c)
+	if err != nil {
+		return err
+	}
 	if c.Model == train.KindEstimate || c.Model == string(train.TargetEstimateRT) {
 		m, err := train.FitSamples(cmd.Context(), c.Samples, c.Output, train.Options{Target: train.Target(c.Model), OverlapBudgetH: budgetH, K: c.CV,
-			BudgetEveryBlock: c.BudgetEveryBlock, Version: version})
+			BudgetEveryBlock: c.BudgetEveryBlock, BudgetRule: rule, Version: version})
 		if err != nil {
 			return err
 		}
@@ -233,7 +238,7 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	opts := train.Options{Params: p, K: c.CV, Version: version, Target: target, OverlapBudgetH: budgetH, Unweighted: c.Unweighted,
-		BudgetEveryBlock: c.BudgetEveryBlock}
+		BudgetEveryBlock: c.BudgetEveryBlock, BudgetRule: rule}
 	m, err := train.FitSamples(cmd.Context(), c.Samples, c.Output, opts)
 	if err != nil {
 		return err
@@ -289,12 +294,35 @@ func writeOperatingPoint(g *globalOptions, op *train.OperatingPoint) {
 	for _, k := range keys {
 		c := op.ByChain[k]
 		note := ""
+		if r := op.BudgetRule; r != "" && r != train.BudgetMean {
+			note = fmt.Sprintf(", CV bound %.2f h (%s", c.OverlapBoundH, r)
+			if r == train.BudgetNested {
+				note += fmt.Sprintf(", k = %.2g", c.BoundK)
+			}
+			note += ")"
+		}
 		if !c.WithinBudget {
-			note = " (no parameter within the budget: least overlap)"
+			note += " (no parameter within the budget: least overlap)"
 		}
 		fmt.Fprintf(g.stdout, "operating point, %s-node chains (budget %.2g h, training CV): %s = %.4g -> %.1f%% less interruption, %.2f h mean overlap%s\n",
 			k, op.BudgetH, op.Param, c.Value, 100*c.InterruptionReduction, c.MeanOverlapH, note)
 	}
+}
+
+// budgetRule returns the operating point's budget rule of --budget-rule
+// and --budget-every-block, which must agree.
+func budgetRule(c TrainConfig) (train.BudgetRule, error) {
+	r, err := train.ParseBudgetRule(c.BudgetRule)
+	if err != nil {
+		return "", usageError{err}
+	}
+	switch {
+	case c.BudgetRule == "" && c.BudgetEveryBlock:
+		return train.BudgetEveryBlock, nil
+	case c.BudgetEveryBlock && r != train.BudgetEveryBlock:
+		return "", usagef("train: --budget-every-block with --budget-rule %s", r)
+	}
+	return r, nil
 }
 
 // printOperatingPoint is the output of train --model estimate.

@@ -174,6 +174,15 @@ func TestTrain_TargetsAndOperatingPoint(t *testing.T) {
 	if _, e, code := run(t, "train", "--model", "estimate-rt", "--samples", rtSamples, "-o", est+"-rt"); code != 0 {
 		t.Fatalf("estimate-rt: exit %d: %s", code, e)
 	}
+	// --budget-rule nested: the manifest says the rule, and the chosen
+	// point its CV overlap per block and the bound held.
+	if _, e, code := run(t, "train", "--model", "estimate", "--samples", estSamples, "-o", est+"-nested", "--budget-rule", "nested"); code != 0 {
+		t.Fatalf("estimate --budget-rule nested: exit %d: %s", code, e)
+	}
+	if a, err := train.Open(est + "-nested"); err != nil || a.Manifest.OperatingPoint.BudgetRule != train.BudgetNested ||
+		len(a.Manifest.OperatingPoint.ByChain["1"].BlockOverlapH) != 5 || a.Manifest.OperatingPoint.ByChain["1"].BoundHeld == nil {
+		t.Errorf("estimate --budget-rule nested manifest: %v %+v", err, a)
+	}
 	a, err := train.Open(est + "-rt")
 	if err != nil || a.Manifest.Target != string(train.TargetEstimateRT) || a.Manifest.OperatingPoint.Rule != train.RuleText(train.TargetEstimateRT) {
 		t.Errorf("estimate-rt manifest: %v %+v", err, a)
@@ -181,6 +190,8 @@ func TestTrain_TargetsAndOperatingPoint(t *testing.T) {
 	for name, args := range map[string][]string{
 		"BadTarget": {"train", "--target", "cost", "--samples", samples, "-o", est},
 		"NegBudget": {"train", "--overlap-budget", "-1h", "--samples", samples, "-o", est},
+		"BadRule":   {"train", "--budget-rule", "max", "--samples", samples, "-o", est},
+		"TwoRules":  {"train", "--budget-rule", "nested", "--budget-every-block", "--samples", samples, "-o", est},
 	} {
 		if _, e, code := run(t, args...); code != 3 {
 			t.Errorf("%s: exit %d, want 3: %s", name, code, e)

@@ -101,6 +101,9 @@ type TrainConfig struct {
 	// BudgetEveryBlock makes the overlap budget hold in every CV time
 	// block of the training period.
 	BudgetEveryBlock bool `mapstructure:"budget_every_block"`
+	// BudgetRule is the statistic of the CV overlap held within the
+	// budget (train.BudgetRule; "" = train.DefaultBudgetRule).
+	BudgetRule string `mapstructure:"budget_rule"`
 	// DQN: the trace and features protocol whose training windows are the
 	// episodes, and the episode budget (0 = the DQN default).
 	Trace    string `mapstructure:"trace"`
