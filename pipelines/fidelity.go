@@ -59,9 +59,8 @@ func measureFidelity(ctx context.Context, s *Study, trainP, valP features.Protoc
 	source := fmt.Sprintf("a replay of the study's months, %s to %s, simulator profile %s", time.Unix(from, 0).In(loc).Format("2006-01-02"),
 		time.Unix(to, 0).In(loc).Format("2006-01-02"), prof.Name)
 	f := &reports.Fidelity{Source: source, Jobs: sum.Compared, Spearman: sum.WaitSpearman, Within2x: sum.Within2x}
-	if cr.Links > 0 {
-		f.Chains = &reports.ChainCheck{Links: cr.Links, RealH: cr.RealH, ReactiveH: cr.ReactiveH}
-	}
+	// Always: none replayed (Links 0) says the check could not be made.
+	f.Chains = &reports.ChainCheck{Links: cr.Links, RealH: cr.RealH, ReactiveH: cr.ReactiveH}
 	if sum.WaitMAESec != nil {
 		h := *sum.WaitMAESec / 3600
 		f.MAEH = &h

@@ -166,6 +166,10 @@ func withheld(r Recommendation, reactive bool, in groundsInput) []Reason {
 	return out
 }
 
+// NoChainsText says that the trace's own chains could not check the
+// simulator: none was replayed.
+const NoChainsText = "the trace's own chains could not check the simulator: none was found in the study's months (analyze's detector pairs a user's jobs of one shape, each submitted near its predecessor's end, and needs their time limits)"
+
 // fidelityText states the simulator's fidelity for the page's summary:
 // its figures against the grounds' threshold, that it cannot be measured
 // (waits unknown), or that it was not measured.
@@ -192,6 +196,8 @@ func fidelityText(rep *Report) string {
 		if c := f.Chains; c != nil && c.Links > 0 {
 			s += fmt.Sprintf("; the trace's own chains really lost %.1f h of interruption on %d replayed links, the simulator's reactive replay of them %.1f h",
 				c.RealH, c.Links, c.ReactiveH)
+		} else if c != nil {
+			s += "; " + NoChainsText
 		}
 		return s
 	case f != nil || rep.Study.Trace != "" && rep.Study.TraceWaits == 0:

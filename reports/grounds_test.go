@@ -202,6 +202,7 @@ func TestWithheld_Chains(t *testing.T) {
 		{"SimulatedMore", &ChainCheck{Links: 40, RealH: 10, ReactiveH: 30}, Grounds{}, true},
 		{"NoneSimulated", &ChainCheck{Links: 40, RealH: 10}, Grounds{}, true},
 		{"FewLinks", &ChainCheck{Links: 5, RealH: 100, ReactiveH: 1}, Grounds{}, false},
+		{"NoneFound", &ChainCheck{}, Grounds{}, false},
 		{"RatioSet", &ChainCheck{Links: 40, RealH: 10, ReactiveH: 30}, Grounds{MaxChainRatio: 4}, false},
 		{"Off", &ChainCheck{Links: 40, RealH: 10, ReactiveH: 300}, Grounds{MaxChainRatio: -1}, false},
 	} {
@@ -213,6 +214,28 @@ func TestWithheld_Chains(t *testing.T) {
 			}
 			if got != c.want {
 				t.Errorf("chains-mismatch %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestFidelityText_Chains: the summary states the chains' check, or that
+// none could be made when the trace's chains gave no link.
+func TestFidelityText_Chains(t *testing.T) {
+	rho := 0.9
+	for _, c := range []struct {
+		name   string
+		chains *ChainCheck
+		want   string
+	}{
+		{"Checked", &ChainCheck{Links: 12, RealH: 30, ReactiveH: 20}, "the trace's own chains really lost 30.0 h of interruption on 12 replayed links, the simulator's reactive replay of them 20.0 h"},
+		{"NoneFound", &ChainCheck{}, NoChainsText},
+		{"NotRun", nil, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := fidelityText(&Report{Fidelity: &Fidelity{Jobs: 100, Spearman: &rho, Chains: c.chains}})
+			if c.want == "" && strings.Contains(got, "chains") || c.want != "" && !strings.Contains(got, c.want) {
+				t.Errorf("fidelity text %q, want it to hold %q", got, c.want)
 			}
 		})
 	}

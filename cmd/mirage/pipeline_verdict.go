@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/mirage-hpc/mirage/reports"
 )
@@ -26,19 +27,35 @@ func writeVerdict(w io.Writer, g *reports.GroundsSummary) {
 			}
 			fmt.Fprintf(w, "%s on %d jobs\n", line, f.Jobs)
 		}
-		if c := f.Chains; c != nil {
+		if c := f.Chains; c != nil && c.Links == 0 {
+			fmt.Fprintln(w, reports.NoChainsText)
+		} else if c != nil {
 			fmt.Fprintf(w, "the trace's chains: %.1f h of interruption really, %.1f h in the simulator's reactive replay (%d links)\n",
 				c.RealH, c.ReactiveH, c.Links)
 		}
 	}
-	for _, r := range g.Recommendations {
+	// Chain sizes withheld for one same cause share a line.
+	recs := g.Recommendations
+	for i := 0; i < len(recs); {
+		r := recs[i]
+		nodes := []string{fmt.Sprint(r.ChainNodes)}
+		j := i + 1
+		for ; !r.Recommended && len(r.Withheld) > 0 && j < len(recs) && !recs[j].Recommended && len(recs[j].Withheld) > 0 &&
+			recs[j].Withheld[0] == r.Withheld[0]; j++ {
+			nodes = append(nodes, fmt.Sprint(recs[j].ChainNodes))
+		}
+		what := plural(int64(r.ChainNodes), "node")
+		if len(nodes) > 1 {
+			what = strings.Join(nodes[:len(nodes)-1], ", ") + " and " + nodes[len(nodes)-1] + " nodes"
+		}
 		switch {
 		case r.Recommended:
-			fmt.Fprintf(w, "chains of %s: recommend %s\n", plural(int64(r.ChainNodes), "node"), r.Policy)
+			fmt.Fprintf(w, "chains of %s: recommend %s\n", what, r.Policy)
 		case len(r.Withheld) > 0:
-			fmt.Fprintf(w, "chains of %s: no recommendation: %s; next: %s\n", plural(int64(r.ChainNodes), "node"), r.Withheld[0].Cause, r.Withheld[0].Next)
+			fmt.Fprintf(w, "chains of %s: no recommendation: %s; next: %s\n", what, r.Withheld[0].Cause, r.Withheld[0].Next)
 		default:
-			fmt.Fprintf(w, "chains of %s: no recommendation\n", plural(int64(r.ChainNodes), "node"))
+			fmt.Fprintf(w, "chains of %s: no recommendation\n", what)
 		}
+		i = j
 	}
 }

@@ -20,6 +20,18 @@ func TestWriteVerdict(t *testing.T) {
 				Withheld: []reports.Reason{{Kind: "waits-unknown", Cause: "the trace records no waits", Next: "give a trace with starts"}}}}},
 			"fidelity: not measured (the trace records no real waits)\n" +
 				"chains of 1 node: no recommendation: the trace records no waits; next: give a trace with starts\n"},
+		{"one cause, two sizes", &reports.GroundsSummary{Fidelity: &reports.Fidelity{Jobs: 10, Spearman: &sp, Within2x: &w2},
+			Recommendations: []reports.GroundsChain{
+				{ChainNodes: 1, Withheld: []reports.Reason{{Kind: "low-fidelity", Cause: "low", Next: "profile"}}},
+				{ChainNodes: 8, Withheld: []reports.Reason{{Kind: "low-fidelity", Cause: "low", Next: "profile"}}},
+				{ChainNodes: 16, Withheld: []reports.Reason{{Kind: "no-reduction", Cause: "ci", Next: "more"}}},
+				{ChainNodes: 32, Recommended: true, Policy: "forest"}}},
+			"fidelity: wait Spearman 0.31, 20.0 % within 2x on 10 jobs\n" +
+				"chains of 1 and 8 nodes: no recommendation: low; next: profile\n" +
+				"chains of 16 nodes: no recommendation: ci; next: more\n" +
+				"chains of 32 nodes: recommend forest\n"},
+		{"no chains found", &reports.GroundsSummary{Fidelity: &reports.Fidelity{Jobs: 10, Spearman: &sp, Chains: &reports.ChainCheck{}}},
+			"fidelity: wait Spearman 0.31 on 10 jobs\n" + reports.NoChainsText + "\n"},
 		{"grounded, with chains", &reports.GroundsSummary{Fidelity: &reports.Fidelity{Jobs: 10, Spearman: &sp, Within2x: &w2,
 			Chains: &reports.ChainCheck{Links: 3, RealH: 5, ReactiveH: 2.5}},
 			Recommendations: []reports.GroundsChain{{ChainNodes: 8, Recommended: true, Policy: "forest"}}},
