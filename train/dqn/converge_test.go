@@ -155,3 +155,23 @@ func TestConvergeConfig(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestShaping_NetworkEstimate: where the episode ended by the agent's
+// submission, the value of waiting at its last decision is the target
+// network's estimate; a shaped network estimates Q − Φ, so the target
+// adds back Φ = the submit reward there.
+func TestShaping_NetworkEstimate(t *testing.T) {
+	net, err := NewMLP([]int{1, 4, NumActions}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(shaped bool) *Trajectory {
+		tr := &Trajectory{S: [][]float64{{0.5}, {-1}, {2}}, R: []float64{-3, -2, -5}, Shaped: shaped}
+		tr.Refresh(net, net.transposeWeights(nil), nil)
+		return tr
+	}
+	plain, shaped := mk(false), mk(true)
+	if d := shaped.waitTarget(2) - plain.waitTarget(2); math.Abs(d-(-5)) > 1e-12 {
+		t.Errorf("shaped estimate at the last decision differs by %v, want Φ = -5", d)
+	}
+}
