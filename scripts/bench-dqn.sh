@@ -28,7 +28,7 @@ for p in "${protocols[@]}"; do
 import json, sys
 s = json.load(open(sys.argv[1]))
 t = json.load(open(sys.argv[7]))["training"]
-p, wall, user, sysc, rss = sys.argv[2], *map(float, sys.argv[3:])
+p, wall, user, sysc, rss = sys.argv[2], *map(float, sys.argv[3:7])
 print(f"dqn train {p}: {s['episodes']} episodes, {s['decisions']} decisions, {s['grad_steps']} gradient steps, "
       f"wall {wall:.0f} s (budget 600 s), cpu {user + sysc:.0f} s, peak RSS {rss / 1024:.0f} MB; "
       f"{s['decisions'] / wall:.0f} decisions/s, {s['grad_steps'] / wall:.0f} gradient steps/s overall; "
