@@ -90,6 +90,11 @@ type Agent struct {
 	// trajectory's stopping-rule value (Trajectory) instead of the Double
 	// DQN bootstrap.
 	Stopping bool
+	// Shaped (with Stopping) learns Q − Φ, Φ(s) the reward of submitting
+	// at s (Config.Shaping "submit"): the target of a terminal
+	// transition is 0, that of waiting at decision k of a trajectory its
+	// stopping-rule value less the trajectory's submit reward at k.
+	Shaped bool
 
 	trajs      []*Trajectory // live trajectories, oldest first (Stopping)
 	trajStates int
@@ -155,6 +160,10 @@ func (a *Agent) Update(batch []Transition) (loss, gradNorm float64) {
 	for i, t := range batch {
 		y := t.R
 		switch {
+		case a.Shaped && t.Done:
+			y = 0
+		case a.Shaped && !t.Done && t.Traj != nil:
+			y = t.Traj.waitTarget(t.K) - t.Traj.R[t.K]
 		case boot(t):
 			y += a.Gamma * a.nextT.output(k)[ArgMax(a.next.output(k))]
 			k++
@@ -191,6 +200,7 @@ func (a *Agent) AddTrajectory(t *Trajectory, capacity int) {
 	if a.onlineT == nil {
 		a.onlineT, a.targetT = a.Online.transposeWeights(nil), a.Target.transposeWeights(nil)
 	}
+	t.Shaped = a.Shaped
 	if a.synced {
 		a.trajBatch = t.Refresh(a.Target, a.targetT, a.trajBatch)
 	} else {

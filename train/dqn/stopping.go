@@ -15,7 +15,11 @@ type Trajectory struct {
 	S     [][]float64 // standardised states of the visited decisions
 	R     []float64   // reward of submitting at each visited decision
 	Final bool        // the last state is P's end (Q is submitted whatever the action)
-	yWait []float64   // target of waiting at each decision (Refresh)
+	// Shaped says the network estimates Q − Φ, Φ the reward of
+	// submitting (Agent.Shaped): an estimate of waiting at k is
+	// q(wait) + R[k].
+	Shaped bool
+	yWait  []float64 // target of waiting at each decision (Refresh)
 }
 
 // Refresh recomputes the wait targets with net's greedy stopping rule; wt is
@@ -64,10 +68,14 @@ func (t *Trajectory) refreshGreedy(net *MLP, wt [][]float64, b *batch) *batch {
 	default:
 		// The agent submitted at k: waiting there is unobserved, so its
 		// value is the target network's estimate.
-		t.yWait[k] = q[ActionWait]
+		w := q[ActionWait]
+		if t.Shaped {
+			w += t.R[k]
+		}
+		t.yWait[k] = w
 		from = t.R[k]
 		if q[ActionWait] > q[ActionSubmit] {
-			from = q[ActionWait]
+			from = w
 		}
 	}
 	for u := k - 1; u >= 0; u-- {

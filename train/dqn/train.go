@@ -57,6 +57,34 @@ type Config struct {
 	// than ValidEpisodes: the choice needs more windows than early
 	// stopping); 0 means ValidEpisodes.
 	BiasEpisodes int `json:"bias_episodes,omitempty"`
+	// ValidOnGrid draws the held-out windows (early stopping and the
+	// bias) as the protocol draws its windows: starts on its grid of
+	// window starts (first start + k·interval) that fall in the held-out
+	// segments, not every StartStep, so they are sampled like the
+	// validation months' windows. Off (the default): evenly spaced on
+	// the StartStep grid, as before.
+	ValidOnGrid bool `json:"valid_on_grid,omitempty"`
+	// EpsShare, when > 0, makes ε decay with training progress instead
+	// of over EpsSteps decisions: linearly from EpsStart to EpsEnd over
+	// the first EpsShare of the Episodes budget (by episode), and early
+	// stopping counts only the validations after ε has reached EpsEnd,
+	// so it judges the plateau of the greedy policy, not an exploring
+	// one's. The best validated weights are kept either way.
+	EpsShare float64 `json:"eps_share,omitempty"`
+	// Shaping is the reward shaping of the stopping target: "" (none) or
+	// "submit", the potential-based shaping with potential Φ(s) = the
+	// reward of submitting at s (exact: every visited decision's submit
+	// outcome is known, AllActions). Waiting one more decision is then
+	// rewarded with Φ(s') − Φ(s), the change of the outcome that one
+	// more decision of waiting brings (an extra interruption is
+	// negative), and the network learns Q − Φ: the submit head 0, the
+	// wait head the advantage of waiting in hours, whatever the window's
+	// absolute cost. The shaping telescopes along an episode, so the
+	// greedy policy and the advantage Q(s, submit) − Q(s, wait) (the bias's
+	// score) are those of the unshaped problem; only what the loss
+	// weighs changes: decisions by how much they change r, not windows
+	// by how costly they are.
+	Shaping string `json:"shaping,omitempty"`
 }
 
 // DefaultConfig returns the defaults: 128-128 ReLU, Adam 1e-3, λ = 0.5, a
@@ -122,6 +150,7 @@ func Train(ctx context.Context, env *Env, cfg Config, progress func(CurvePoint))
 		return nil, err
 	}
 	for ep := range cfg.Episodes {
+		t.episodeNo = ep
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

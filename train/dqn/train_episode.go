@@ -63,7 +63,7 @@ func (t *trainer) episode(ctx context.Context, ep int) (CurvePoint, error) {
 // episode ended.
 func (t *trainer) decision(ctx context.Context, e *episodeRun, s []float64) ([]float64, bool, error) {
 	env := t.env
-	eps := t.sched.At(t.res.Decisions)
+	eps := t.epsilon()
 	e.cp.Epsilon = eps
 	a := t.act(s, eps)
 	forced := env.Last()

@@ -29,6 +29,8 @@ type trainer struct {
 	st     Stats   // the standardisation (res.Stats), set by seed
 	buf    *Replay // the replay buffer, set by seed
 	sched  Epsilon
+	// episodeNo is the episode in progress (ε with EpsShare).
+	episodeNo int
 	// avg is the averaged policy net (Config.Average), nil without.
 	avg *MLP
 	// best is the best validated policy net so far (nil: none yet) and
@@ -59,9 +61,10 @@ func newTrainer(ctx context.Context, env *Env, cfg Config) (*trainer, error) {
 	}
 	agent.Gamma, agent.HuberDelta, agent.ClipNorm, agent.TargetSync = cfg.Gamma, cfg.HuberDelta, cfg.ClipNorm, cfg.TargetSync
 	agent.Stopping = stopping
+	agent.Shaped = cfg.Shaping == "submit"
 	agent.Opt.WeightDecay = cfg.WeightDecay
 	first, last := env.Span()
-	validStarts, excluded := heldOut(first, last, cfg, env.opts.WorkloadSec)
+	validStarts, excluded := envHeldOut(env, cfg)
 	starts := trainStarts(first, last, cfg.StartStep, excluded)
 	if len(starts) == 0 {
 		return nil, fmt.Errorf("dqn: no training windows left outside the held-out segments and their workload margins (valid_share %g, valid_blocks %d): use more windows, or valid_blocks 1 or valid_share 0 (no early stopping)", cfg.ValidShare, cfg.ValidBlocks)
@@ -94,6 +97,18 @@ func targetStopping(cfg Config) (bool, error) {
 	if cfg.BatchSize < 1 || cfg.TrainEvery < 1 || cfg.DecisionSec < 1 || cfg.StartStep < 1 {
 		return false, fmt.Errorf("dqn: invalid config %+v", cfg)
 	}
+	switch cfg.Shaping {
+	case "":
+	case "submit":
+		if cfg.Target != "stopping" {
+			return false, fmt.Errorf("dqn: shaping %q needs the stopping target (the submit reward of every visited decision)", cfg.Shaping)
+		}
+	default:
+		return false, fmt.Errorf("dqn: shaping %q: want \"\" or submit", cfg.Shaping)
+	}
+	if cfg.EpsShare < 0 || cfg.EpsShare > 1 {
+		return false, fmt.Errorf("dqn: eps_share %g: want 0 to 1", cfg.EpsShare)
+	}
 	switch cfg.Target {
 	case "", "double":
 		return false, nil
@@ -118,6 +133,25 @@ func trainStarts(first, last, step int64, excluded [][2]int64) []int64 {
 		}
 	}
 	return starts
+}
+
+// epsilon returns ε at the current decision: over the first EpsShare of
+// the Episodes budget by episode (EpsShare > 0), else over EpsSteps
+// decisions.
+func (t *trainer) epsilon() float64 {
+	if n := t.epsEpisodes(); n > 0 {
+		return Epsilon{Start: t.cfg.EpsStart, End: t.cfg.EpsEnd, Steps: n}.At(t.episodeNo)
+	}
+	return t.sched.At(t.res.Decisions)
+}
+
+// epsEpisodes returns the episodes over which ε decays with EpsShare (0:
+// EpsSteps decisions instead).
+func (t *trainer) epsEpisodes() int {
+	if t.cfg.EpsShare <= 0 {
+		return 0
+	}
+	return max(1, int(math.Ceil(t.cfg.EpsShare*float64(t.cfg.Episodes))))
 }
 
 // draw returns a random training window's start and chain size.

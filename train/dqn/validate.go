@@ -22,9 +22,12 @@ func (t *trainer) validate(ctx context.Context, ep int, cp *CurvePoint) error {
 		return err
 	}
 	cp.ValidReturn = v
-	if v > t.res.BestValid {
+	switch {
+	case v > t.res.BestValid:
 		t.res.BestValid, t.best, t.bad = v, t.policy().Clone(), 0
-	} else {
+	case ep+1 >= t.epsEpisodes():
+		// With EpsShare, the validations while ε still decays do not
+		// count: the plateau is the greedy policy's.
 		t.bad++
 	}
 	return nil
@@ -42,31 +45,63 @@ func BiasStarts(env *Env, cfg Config) []int64 {
 	if c.BiasEpisodes > 0 {
 		c.ValidEpisodes = c.BiasEpisodes
 	}
-	first, last := env.Span()
-	starts, _ := heldOut(first, last, c, env.opts.WorkloadSec)
+	starts, _ := envHeldOut(env, c)
 	return slices.Compact(starts)
 }
 
-// heldOut returns the window starts of the held-out validation windows and
-// the intervals of window starts training must avoid: the training period
-// [first, last] is cut into ValidBlocks blocks; the last ValidShare/blocks
-// of each block is held out, and training windows keep workload (the span
-// of trace submissions a window takes part in) away from it on both sides,
-// so no held-out job is in a training window. ValidEpisodes starts are
-// spread evenly over the held-out segments.
-func heldOut(first, last int64, cfg Config, workload int64) (starts []int64, excluded [][2]int64) {
+// envHeldOut is heldOut over env's training period: on the protocol's
+// grid of window starts with ValidOnGrid (heldOutOnGrid), else on the
+// StartStep grid.
+func envHeldOut(env *Env, cfg Config) (starts []int64, excluded [][2]int64) {
+	first, last := env.Span()
+	if cfg.ValidOnGrid {
+		return heldOutOnGrid(first, last, env.opts.IntervalSec, cfg, env.opts.WorkloadSec)
+	}
+	return heldOut(first, last, cfg, env.opts.WorkloadSec)
+}
+
+// segment is a held-out interval of window starts, [lo, hi] Unix seconds.
+type segment struct{ lo, hi int64 }
+
+// heldOutSegments cuts the training period [first, last] into
+// ValidBlocks blocks and holds out the last ValidShare/blocks of each; it
+// returns the segments and the intervals of window starts training must
+// avoid: workload (the span of trace submissions a window takes part in)
+// on both sides of each segment, so no held-out job is in a training
+// window.
+//
+// With ValidOnGrid the segments are centred in their blocks instead: none
+// at the period's edges, so that the held-out windows sample the whole
+// period as evenly as its blocks (on LS6 the last days of the training
+// period are its busiest: a segment there makes the held-out windows'
+// reactive interruption several times the validation months').
+func heldOutSegments(first, last int64, cfg Config, workload int64) (segs []segment, excluded [][2]int64) {
 	if cfg.ValidEpisodes <= 0 || cfg.ValidShare <= 0 || last <= first {
 		return nil, nil
 	}
 	blocks := max(cfg.ValidBlocks, 1)
 	span := last - first
 	segLen := int64(float64(span) * cfg.ValidShare / float64(blocks))
-	type seg struct{ lo, hi int64 }
-	var segs []seg
 	for b := range blocks {
 		hi := first + span*int64(b+1)/int64(blocks)
-		segs = append(segs, seg{hi - segLen, hi})
+		if cfg.ValidOnGrid {
+			hi = first + span*int64(2*b+1)/int64(2*blocks) + segLen/2
+		}
+		segs = append(segs, segment{hi - segLen, hi})
 		excluded = append(excluded, [2]int64{hi - segLen - workload, hi + workload})
+	}
+	return segs, excluded
+}
+
+// heldOut returns the window starts of the held-out validation windows and
+// the intervals of window starts training must avoid (heldOutSegments).
+// ValidEpisodes starts are spread evenly over the held-out segments, on
+// the StartStep grid.
+func heldOut(first, last int64, cfg Config, workload int64) (starts []int64, excluded [][2]int64) {
+	segs, excluded := heldOutSegments(first, last, cfg, workload)
+	blocks := len(segs)
+	if blocks == 0 {
+		return nil, nil
 	}
 	for i := range cfg.ValidEpisodes {
 		s := segs[i%blocks]
@@ -76,6 +111,33 @@ func heldOut(first, last int64, cfg Config, workload int64) (starts []int64, exc
 		starts = append(starts, t-(t-first)%cfg.StartStep)
 	}
 	slices.Sort(starts)
+	return starts, excluded
+}
+
+// heldOutOnGrid is heldOut with the held-out windows drawn as the
+// protocol draws its own: the window starts first + k·interval (interval
+// seconds > 0) that lie in the held-out segments, all of them when they
+// are at most ValidEpisodes, else ValidEpisodes of them evenly spaced in
+// time order (so the same hours of the day and days of the week are
+// sampled as in the validation period's windows).
+func heldOutOnGrid(first, last, interval int64, cfg Config, workload int64) (starts []int64, excluded [][2]int64) {
+	segs, excluded := heldOutSegments(first, last, cfg, workload)
+	if len(segs) == 0 || interval <= 0 {
+		return nil, excluded
+	}
+	var all []int64
+	for t := first; t <= last; t += interval {
+		if slices.ContainsFunc(segs, func(s segment) bool { return t >= s.lo && t <= s.hi }) {
+			all = append(all, t)
+		}
+	}
+	n := cfg.ValidEpisodes
+	if len(all) <= n {
+		return all, excluded
+	}
+	for i := range n {
+		starts = append(starts, all[i*len(all)/n])
+	}
 	return starts, excluded
 }
 
