@@ -61,7 +61,11 @@ func (s *Sim) releases(pred bool, add func(at int64, nodes int)) {
 		if pred {
 			id := s.running[i]
 			if pr, start := s.predRun(id), s.st.get(id).start; pr > 0 && start+pr > s.now {
-				r.at = start + pr
+				if s.jobs[id].timeMin == 0 {
+					r.at = start + pr
+				} else {
+					r.at = min(start+pr, r.at) // its granted limit may come first
+				}
 			}
 		}
 		add(r.at, r.nodes)
@@ -96,6 +100,11 @@ type planner interface {
 	// the time from now to it can neither start now nor be reserved
 	// before it.
 	blockedAt() (int64, bool)
+	// shortAt returns the first time (Unix seconds) in the window at
+	// which fewer than nodes are free, and false if there is none: how
+	// far a job of that size starting now can run without delaying a
+	// reservation (grantSec).
+	shortAt(nodes int) (int64, bool)
 }
 
 // stepPlan adapts profile to planner.
@@ -286,7 +295,12 @@ func (s *Sim) backfillPass() bool {
 		}
 		switch {
 		case at == s.now && int(nodes) <= s.free() && !s.sync.crosses(s.now, limit):
-			s.start(id)
+			granted := s.jobs[id].LimitSec
+			if limit < granted { // a time-min: raise it as far as delays no reservation
+				granted = grantSec(p, s.now, int(nodes), limit, granted)
+				dur = ceilDiv(granted, bf.ResolutionSec) * bf.ResolutionSec
+			}
+			s.start(id, granted)
 			started = true
 			p.reserve(int(nodes), at, dur)
 		case bf.Flavour == BackfillConservative || !reserved:
@@ -361,11 +375,15 @@ func (s *Sim) estimatedStart(sj Job, pred bool) (int64, bool) {
 			continue
 		}
 		pj := &s.jobs[id]
-		d := pj.LimitSec
+		d := pj.planSec()
 		if pr := s.predRun(id); pred && pr > 0 {
-			d = pr
+			if pj.timeMin == 0 {
+				d = pr
+			} else {
+				d = min(pr, d) // planned with its time-min at most
+			}
 		}
 		plan(pj.Nodes, d)
 	}
-	return plan(j.Nodes, j.LimitSec)
+	return plan(j.Nodes, j.planSec())
 }

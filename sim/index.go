@@ -77,7 +77,7 @@ type entry struct {
 	// sequentially.
 	from   int64
 	submit int64 // Job.Submit: order's tie-break
-	limit  int64 // Job.LimitSec
+	limit  int64 // job.planSec: Job.TimeMinSec, or Job.LimitSec without one
 	id     JobID
 	nodes  int32
 	// taken is the pass generation that yielded the entry, and dead

@@ -34,7 +34,7 @@ func (s *Sim) indexAdd(id JobID) {
 		x.active = append(x.active, int32(s.slot(id)))
 	}
 	l := u.lists[kind]
-	e := entry{key: key, from: from, submit: s.jobs[id].Submit, limit: s.jobs[id].LimitSec, id: id, nodes: s.jobs[id].Nodes}
+	e := entry{key: key, from: from, submit: s.jobs[id].Submit, limit: s.jobs[id].planSec(), id: id, nodes: s.jobs[id].Nodes}
 	i, _ := s.searchList(l, e, true) // a new job's key is its list's smallest, or near it
 	u.lists[kind] = slices.Insert(l, i, e)
 	u.insertRun(kind, i)

@@ -24,9 +24,16 @@ type Job struct {
 	// After, when not NoJob, holds the job until that job has ended in the
 	// simulation (an explicit or inferred dependency).
 	After JobID
-	// LimitSec is the requested wall-time limit; backfill reservations
-	// plan with it. It must be > 0.
+	// LimitSec is the requested wall-time limit (sbatch --time); backfill
+	// reservations plan with it unless TimeMinSec is set. It must be > 0.
 	LimitSec int64
+	// TimeMinSec is the job's minimum time limit (sbatch --time-min), 0
+	// when it has none; one at or above LimitSec is none. Backfill plans
+	// such a job with it, and when it starts the job the limit is raised
+	// as high as delays no reservation (at least TimeMinSec, at most
+	// LimitSec: Sim.Limit); the main pass starts it with LimitSec. A job
+	// whose RunSec exceeds the limit it was granted is killed at it.
+	TimeMinSec int64
 	// RunSec is the actual run time, min(End-Start, limit) in the trace;
 	// completions use it. Ignored when Cancel is set and the cancelled
 	// policy is CancelLeave.

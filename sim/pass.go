@@ -112,7 +112,7 @@ func (it *passIter) next() (JobID, float64, bool) {
 			it.at++
 			if it.s.st.get(id).status == statusPending { // not started or left since
 				j := &it.s.jobs[id]
-				it.last = entry{limit: j.LimitSec, id: id, nodes: j.Nodes}
+				it.last = entry{limit: j.planSec(), id: id, nodes: j.Nodes}
 				return id, it.s.scratch.prio[id], true
 			}
 		}
@@ -146,8 +146,8 @@ func (it *passIter) next() (JobID, float64, bool) {
 	}
 }
 
-// job returns the nodes and time limit (seconds) of the job next
-// returned last, from the index (a pass need not read the job).
+// job returns the nodes and planning limit (seconds: its time-min, or
+// its time limit without one; job.planSec) of the job next returned last, from the index (a pass need not read the job).
 func (it *passIter) job() (nodes int32, limitSec int64) { return it.last.nodes, it.last.limit }
 
 // evaluate adds the users whose bound reaches the best candidate so far

@@ -162,11 +162,13 @@ func (s *Sim) mainPass() {
 		if s.overLimit(id) {
 			continue
 		}
-		if nodes, limit := it.job(); int(nodes) > s.free() || s.sync.crosses(s.now, limit) {
+		// The main pass starts a job with its full limit (a time-min
+		// is backfill's: the entry's limit is what backfill plans with).
+		if nodes, _ := it.job(); int(nodes) > s.free() || s.sync.on && s.sync.crosses(s.now, s.jobs[id].LimitSec) {
 			break
 		}
 		s.work.MainStarted++
-		s.start(id)
+		s.start(id, s.jobs[id].LimitSec)
 	}
 }
 

@@ -25,6 +25,7 @@ type genOptions struct {
 	weights  bool // random priority weights; else all zero (submission order)
 	sameSize bool // every job has the same node count
 	zeroRuns bool // run times of 0 (and CancelRunZero)
+	timeMin  bool // some jobs have a time-min (Job.TimeMinSec)
 	// maxJobs bounds the job count (0: 300).
 	maxJobs int
 	// fitGrid makes the backfill interval a multiple of the resolution
@@ -35,6 +36,7 @@ type genOptions struct {
 var allFeatures = genOptions{
 	flavours: []sim.Flavour{sim.BackfillConservative, sim.BackfillEASY, sim.BackfillNone},
 	deps:     true, cancels: true, limits: true, capacity: true, minute: true, weights: true, zeroRuns: true,
+	timeMin: true,
 }
 
 // genWorkload draws a configuration and up to 300 jobs (o.maxJobs) on 1
@@ -104,6 +106,9 @@ func genWorkload(t *rapid.T, o genOptions) (sim.Config, []sim.Job) {
 			j.Nodes = int32(rapid.IntRange(1, maxNodes).Draw(t, "job nodes"))
 		}
 		j.User = int32(rapid.IntRange(-1, 5).Draw(t, "user"))
+		if o.timeMin && rapid.IntRange(0, 2).Draw(t, "time-min?") == 0 {
+			j.TimeMinSec = rapid.Int64Range(1, limit).Draw(t, "time-min")
+		}
 		if o.cancels && rapid.IntRange(0, 9).Draw(t, "cancel?") == 0 {
 			j.Cancel = submit + rapid.Int64Range(-100, 7200).Draw(t, "cancel after")
 			j.Cancel = max(j.Cancel, 1)
@@ -336,7 +341,11 @@ func queueOrder(h *simtest.Harness, n int) []sim.JobID {
 
 // TestProperty_TopJobReservation: the top job of a backfill pass never
 // starts later than the reservation the pass gave it, under EASY (where
-// it is the only reservation) and conservative backfill.
+// it is the only reservation) and conservative backfill. Some jobs have a
+// time-min: a job backfilled with one is granted a limit that delays no
+// reservation, so the property holds with them too (the top job is
+// planned with its time-min, running jobs hold their nodes to their
+// granted limits, Sim.Limit).
 //
 // The reservation is recomputed here from the records, independently of
 // the planner: with zero weights, no holds and no limits the queue is in
@@ -359,7 +368,7 @@ func queueOrder(h *simtest.Harness, n int) []sim.JobID {
 func TestProperty_TopJobReservation(t *testing.T) {
 	o := genOptions{
 		flavours: []sim.Flavour{sim.BackfillEASY, sim.BackfillConservative},
-		cancels:  true, capacity: true, zeroRuns: true, fitGrid: true,
+		cancels:  true, capacity: true, zeroRuns: true, fitGrid: true, timeMin: true,
 	}
 	rapid.Check(t, func(t *rapid.T) {
 		cfg, jobs := genWorkload(t, o)
@@ -440,7 +449,8 @@ func reservation(h *simtest.Harness, b int64, T sim.JobID, rank []int) int64 {
 		}
 		j := h.Sim.Job(sim.JobID(id))
 		free -= int(j.Nodes)
-		steps = append(steps, step{grid(st + j.LimitSec), int(j.Nodes)})
+		lim, _ := h.Sim.Limit(sim.JobID(id))
+		steps = append(steps, step{grid(st + lim), int(j.Nodes)})
 	}
 	prev := h.CapacityAt(b)
 	for _, c := range cfg.Capacity {
@@ -460,7 +470,11 @@ func reservation(h *simtest.Harness, b int64, T sim.JobID, rank []int) int64 {
 		frees = append(frees, frees[len(frees)-1]+s.delta)
 	}
 	j := h.Sim.Job(T)
-	dur := (j.LimitSec + res - 1) / res * res
+	plan := j.LimitSec
+	if j.TimeMinSec > 0 {
+		plan = j.TimeMinSec
+	}
+	dur := (plan + res - 1) / res * res
 	for k := range times {
 		fits := true
 		for m := k; m < len(times) && (m == k || times[m] < times[k]+dur); m++ {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -73,6 +74,10 @@ type Sim struct {
 	// backfill passes that never stop early.
 	reference bool
 	running   []JobID // running jobs, unordered
+	// granted holds the limits backfill started jobs with a time-min
+	// under, in start order (only those below the job's LimitSec):
+	// shared by clones, which append to their own copy.
+	granted []grant
 	// runRel is, for each job of running (same index), when it reaches
 	// its time limit and its nodes: what a backfill plan reads, kept
 	// contiguous so a pass does not visit the job tables of every
@@ -225,6 +230,9 @@ func (s *Sim) check(j *job) error {
 	if j.RunSec < 0 {
 		return fmt.Errorf("%w: run time %d s", ErrInfeasibleJob, j.RunSec)
 	}
+	if j.timeMin == math.MaxInt32 {
+		return fmt.Errorf("%w: time-min of %d s or more", ErrInfeasibleJob, int64(math.MaxInt32))
+	}
 	return nil
 }
 
@@ -238,6 +246,7 @@ func (s *Sim) normalise(j *job) {
 		j.Submit = floorDiv(j.Submit, 60) * 60
 		j.LimitSec = (j.LimitSec + 59) / 60 * 60
 		j.RunSec = min(max(60, (j.RunSec+59)/60*60), j.LimitSec)
+		j.timeMin = timeMinRow((int64(j.timeMin)+59)/60*60, j.LimitSec)
 		if j.Eligible > 0 {
 			j.Eligible = (j.Eligible + 59) / 60 * 60
 		}
@@ -341,6 +350,7 @@ func (s *Sim) Clone(rec Recorder) *Sim {
 	c.pending = slices.Clone(s.pending)
 	c.running = slices.Clone(s.running)
 	c.runRel = slices.Clone(s.runRel)
+	c.granted = slices.Clip(s.granted)
 	c.userJobs = slices.Clone(s.userJobs)
 	c.userNodes = slices.Clone(s.userNodes)
 	c.busyUsers = slices.Clone(s.busyUsers)

@@ -19,9 +19,11 @@ type PendingJob struct {
 
 // RunningJob is a running job in a Snapshot.
 type RunningJob struct {
-	ID       JobID `json:"id"`
-	User     int32 `json:"user"`
-	Nodes    int32 `json:"nodes"`
+	ID    JobID `json:"id"`
+	User  int32 `json:"user"`
+	Nodes int32 `json:"nodes"`
+	// LimitSec is the limit it runs under (Sim.Limit: for a job with a
+	// time-min, the one backfill granted).
 	LimitSec int64 `json:"limit_sec"`
 	Submit   int64 `json:"submit"` // Unix seconds
 	Start    int64 `json:"start"`  // Unix seconds
@@ -57,7 +59,8 @@ func (s *Sim) Snapshot() Snapshot {
 	snap.Running = make([]RunningJob, len(s.running))
 	for i, id := range s.running {
 		j := &s.jobs[id]
-		snap.Running[i] = RunningJob{ID: id, User: j.User, Nodes: j.Nodes, LimitSec: j.LimitSec, Submit: j.Submit, Start: s.st.get(id).start}
+		start := s.st.get(id).start // runRel: at its limit, a time-min's granted one
+		snap.Running[i] = RunningJob{ID: id, User: j.User, Nodes: j.Nodes, LimitSec: s.runRel[i].at - start, Submit: j.Submit, Start: start}
 	}
 	slices.SortFunc(snap.Running, func(a, b RunningJob) int {
 		if c := cmpInt64(a.Start, b.Start); c != 0 {

@@ -79,7 +79,7 @@ func FromQueue(cfg Config, q Queue) (*Sim, error) {
 		}
 		st := s.st.mut(id)
 		st.status, st.start = statusRunning, j.TraceStart
-		s.addRunning(id)
+		s.addRunning(id, j.LimitSec)
 		s.push(max(j.TraceStart+j.RunSec, q.Now), eventJobEnd, id)
 	}
 	for _, id := range s.arrivals {

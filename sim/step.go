@@ -172,14 +172,19 @@ func (s *Sim) release(id JobID) {
 	}
 }
 
-// start runs a pending job now.
-func (s *Sim) start(id JobID) {
+// start runs a pending job now under the time limit limitSec (its
+// LimitSec, or what backfill granted a job with a time-min): it ends
+// after its run time or at that limit, whichever comes first.
+func (s *Sim) start(id JobID, limitSec int64) {
 	s.unqueue(id)
 	st := s.st.mut(id)
 	st.status, st.start = statusRunning, s.now
 	s.sync.misses = 0
-	s.addRunning(id)
-	s.push(s.now+s.runSec(id), eventJobEnd, id)
+	if limitSec != s.jobs[id].LimitSec {
+		s.granted = append(s.granted, grant{id: id, limitSec: limitSec})
+	}
+	s.addRunning(id, limitSec)
+	s.push(s.now+min(s.runSec(id), limitSec), eventJobEnd, id)
 	s.rec.Started(id, s.now)
 }
 
@@ -206,9 +211,10 @@ func (s *Sim) leave(id JobID) {
 	s.release(id)
 }
 
-// addRunning counts a job that starts running: busy nodes, its user's
-// running jobs and nodes, and the running list.
-func (s *Sim) addRunning(id JobID) {
+// addRunning counts a job that starts running under the time limit
+// limitSec: busy nodes, its user's running jobs and nodes, and the
+// running list.
+func (s *Sim) addRunning(id JobID, limitSec int64) {
 	j := &s.jobs[id]
 	s.busy += int(j.Nodes)
 	if u := j.User; u >= 0 {
@@ -222,7 +228,7 @@ func (s *Sim) addRunning(id JobID) {
 	st := s.st.mut(id)
 	st.pos = int32(len(s.running)) // a running job's index in running
 	s.running = append(s.running, id)
-	s.runRel = append(s.runRel, runEnd{at: st.start + j.LimitSec, nodes: int(j.Nodes)})
+	s.runRel = append(s.runRel, runEnd{at: st.start + limitSec, nodes: int(j.Nodes)})
 }
 
 // dropRunning undoes addRunning for a job that ended.

@@ -1,14 +1,20 @@
 package sim
 
+import "math"
+
 // job is a Job as the simulator holds it: the same fields, with the name
 // moved to the table's nameTable, so that the job table holds no pointer
 // and a garbage collection does not scan it (80 bytes a job, where a Job
 // with its own name string took 88 and a 16-byte allocation).
 type job struct {
-	User       int32
-	Nodes      int32
-	After      JobID
-	name       nameRef
+	User  int32
+	Nodes int32
+	After JobID
+	name  nameRef
+	// timeMin is Job.TimeMinSec, 0 when none or not below LimitSec
+	// (normalise); an int32 in the padding before Submit, so a row stays
+	// 80 bytes.
+	timeMin    int32
 	Submit     int64
 	Eligible   int64
 	LimitSec   int64
@@ -21,14 +27,36 @@ type job struct {
 // row returns j in the table's layout with its name at name.
 func row(j *Job, name nameRef) job {
 	return job{User: j.User, Nodes: j.Nodes, After: j.After, name: name, Submit: j.Submit, Eligible: j.Eligible,
-		LimitSec: j.LimitSec, RunSec: j.RunSec, PredRunSec: j.PredRunSec, Cancel: j.Cancel, TraceStart: j.TraceStart}
+		LimitSec: j.LimitSec, RunSec: j.RunSec, PredRunSec: j.PredRunSec, Cancel: j.Cancel, TraceStart: j.TraceStart,
+		timeMin: timeMinRow(j.TimeMinSec, j.LimitSec)}
+}
+
+// timeMinRow returns a time-min as a row holds it: 0 when none or not
+// below the limit, math.MaxInt32 when it does not fit (check rejects it).
+func timeMinRow(minSec, limitSec int64) int32 {
+	switch {
+	case minSec <= 0 || minSec >= limitSec:
+		return 0
+	case minSec > math.MaxInt32:
+		return math.MaxInt32
+	}
+	return int32(minSec)
+}
+
+// planSec returns the limit backfill plans the job with: its time-min,
+// or its limit when it has none.
+func (r *job) planSec() int64 {
+	if r.timeMin > 0 {
+		return int64(r.timeMin)
+	}
+	return r.LimitSec
 }
 
 // export returns r as a Job, its name from names.
 func (r *job) export(names *nameTable) Job {
 	return Job{Name: names.get(r.name), User: r.User, Nodes: r.Nodes, Submit: r.Submit, Eligible: r.Eligible,
 		After: r.After, LimitSec: r.LimitSec, RunSec: r.RunSec, PredRunSec: r.PredRunSec, Cancel: r.Cancel,
-		TraceStart: r.TraceStart}
+		TraceStart: r.TraceStart, TimeMinSec: int64(r.timeMin)}
 }
 
 // Table is a job table in the simulator's own layout: rows without

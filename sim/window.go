@@ -98,7 +98,7 @@ func NewWindow(cfg Config, jobs []Job, start, length int64, mode WindowMode, rec
 		j := &s.jobs[id]
 		st := s.st.mut(id)
 		st.status, st.start = statusRunning, j.TraceStart
-		s.addRunning(id)
+		s.addRunning(id, j.LimitSec)
 		s.push(max(j.TraceStart+j.RunSec, start), eventJobEnd, id)
 	}
 	for _, id := range s.arrivals[:s.next] {

@@ -61,8 +61,10 @@ const NotYet int64 = -1 << 63
 //     Eligible time, and never before its After predecessor has ended;
 //   - when a job starts, the nodes of all running jobs fit in the usable
 //     capacity at that time (Config.Capacity; never over-allocate);
-//   - a job ends exactly min(RunSec, LimitSec) seconds (after the
-//     simulator's normalisation, Sim.Job) after it started;
+//   - a job ends exactly min(RunSec, limit) seconds (after the
+//     simulator's normalisation, Sim.Job) after it started, where limit
+//     is the one it runs under (Sim.Limit): LimitSec, or for a job with
+//     a time-min one in [TimeMinSec, LimitSec];
 //   - only a job that never started leaves, at most once.
 //
 // Err returns the violations; Complete also requires every job to have
@@ -205,8 +207,18 @@ func (h *Harness) Finished(id sim.JobID, at int64) {
 		h.failf("job %d finished at %d without starting", id, at)
 	case h.ends[id] != NotYet:
 		h.failf("job %d finished twice (at %d and %d)", id, h.ends[id], at)
-	case at-h.starts[id] != min(j.RunSec, j.LimitSec):
-		h.failf("job %d ran %d s (from %d to %d), want min(run %d, limit %d)", id, at-h.starts[id], h.starts[id], at, j.RunSec, j.LimitSec)
+	}
+	limit := j.LimitSec
+	if l, ok := h.Sim.Limit(id); ok { // not when the calls come from a test, not the Sim
+		limit = l
+	}
+	switch {
+	case j.TimeMinSec == 0 && limit != j.LimitSec:
+		h.failf("job %d without a time-min ran under limit %d, not its %d", id, limit, j.LimitSec)
+	case j.TimeMinSec > 0 && (limit < j.TimeMinSec || limit > j.LimitSec):
+		h.failf("job %d ran under limit %d, outside [time-min %d, limit %d]", id, limit, j.TimeMinSec, j.LimitSec)
+	case h.starts[id] != NotYet && at-h.starts[id] != min(j.RunSec, limit):
+		h.failf("job %d ran %d s (from %d to %d), want min(run %d, limit %d)", id, at-h.starts[id], h.starts[id], at, j.RunSec, limit)
 	}
 	h.ends[id] = at
 	h.busy -= int(j.Nodes)

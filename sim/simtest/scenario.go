@@ -350,7 +350,7 @@ func (p *parser) capacity(f []string) error {
 	return nil
 }
 
-var jobKeys = []string{"id", "user", "nodes", "submit", "limit", "run", "after", "eligible", "cancel", "external"}
+var jobKeys = []string{"id", "user", "nodes", "submit", "limit", "timemin", "run", "after", "eligible", "cancel", "external"}
 
 func (p *parser) job(f []string) error {
 	kv, err := fields(f, jobKeys...)
@@ -385,6 +385,8 @@ func (p *parser) job(f []string) error {
 			j.Submit, err = parseTime(k, v)
 		case "limit":
 			j.LimitSec, err = parseTime(k, v)
+		case "timemin":
+			j.TimeMinSec, err = parseTime(k, v)
 		case "run":
 			j.RunSec, err = parseTime(k, v)
 		case "eligible":
