@@ -45,6 +45,7 @@ const (
 	colAllocTRES
 	colReqMem
 	colPriority
+	colTimeMin // TimelimitMin or TimeMin: --time-min, formatted as Timelimit
 	numCols
 )
 
@@ -60,6 +61,7 @@ var colByName = map[string]col{
 	"allocnodes": colAllocNodes, "reqnodes": colReqNodes, "ncpus": colNCPUS,
 	"alloccpus": colAllocCPUS, "reqcpus": colReqCPUS, "reqtres": colReqTRES,
 	"alloctres": colAllocTRES, "reqmem": colReqMem, "priority": colPriority,
+	"timelimitmin": colTimeMin, "timemin": colTimeMin,
 }
 
 // layout maps columns to field positions of a header.
@@ -242,6 +244,13 @@ func (p *rowParser) parse(fields [][]byte, line int64, id jobID, rawID []byte, j
 		return perr
 	}
 	j.TimelimitSec = t.limit
+	if b := p.field(fields, colTimeMin); len(b) > 0 {
+		v, err := parseDuration(b)
+		if err != nil {
+			return p.errf(line, colTimeMin, err)
+		}
+		j.TimeMinSec = max(v, 0) // UNLIMITED and the like: none
+	}
 	if perr := p.resolveTimes(&t, line, j); perr != nil {
 		return perr
 	}

@@ -123,7 +123,7 @@ func checkReader(t *testing.T, data []byte, format ingest.Format) {
 var fuzzHeader = []string{
 	"JobID", "JobIDRaw", "Cluster", "Partition", "Account", "User", "UID", "Group", "GID", "JobName", "QOS",
 	"State", "ExitCode", "Reason", "Submit", "Eligible", "Start", "End", "Timelimit", "NNodes", "NCPUS",
-	"AllocTRES", "ReqMem", "Priority",
+	"AllocTRES", "ReqMem", "Priority", "TimelimitMin",
 }
 
 // fuzzEncode writes jobs as sacct --parsable2 output with fuzzHeader's
@@ -173,7 +173,7 @@ func fuzzEncode(jobs []trace.Job) []byte {
 			num(j.GID, trace.NoID), j.JobName, j.QOS, state, strconv.Itoa(int(j.ExitCode)) + ":" + strconv.Itoa(int(j.ExitSignal)),
 			j.Reason, fuzzTime(j.Submit), fuzzTime(j.Eligible), fuzzTime(j.Start), fuzzTime(j.End),
 			fuzzLimit(j.TimelimitSec), strconv.Itoa(int(j.NNodes)), strconv.Itoa(int(j.NCPUs)), gpus, mem,
-			num(j.Priority, trace.Unknown),
+			num(j.Priority, trace.Unknown), fuzzLimit(max(j.TimeMinSec, 0)),
 		}
 		b.WriteString(strings.Join(row, sep) + "\n")
 	}

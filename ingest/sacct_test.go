@@ -461,3 +461,19 @@ func TestSacct_Parsable(t *testing.T) {
 		t.Errorf("jobs = %+v, quarantine = %+v", res.Jobs, res.Quarantine)
 	}
 }
+
+// TestSacct_TimeMin: a TimelimitMin (or TimeMin) column gives the job's
+// --time-min in seconds, formatted as Timelimit (a bare number is
+// minutes); empty or UNLIMITED is none (0), as is a trace without the
+// column.
+func TestSacct_TimeMin(t *testing.T) {
+	res := readSacctCase(t, "time_min")
+	for id, want := range map[string]int64{"1": 86400, "2": 0, "3": 30 * 60, "4": 0} {
+		if j := findJob(t, res, id, 0); j.TimeMinSec != want {
+			t.Errorf("job %s: TimeMinSec %d, want %d", id, j.TimeMinSec, want)
+		}
+	}
+	if j := findJob(t, readSacctCase(t, "units_g"), "15", 0); j.TimeMinSec != 0 {
+		t.Errorf("units_g job 15 (no column): TimeMinSec %d, want 0", j.TimeMinSec)
+	}
+}

@@ -300,6 +300,11 @@ func convertJob(tj *trace.Job, opts *FromTraceOptions, conv *Conversion) (Job, i
 	if !hasLimit {
 		j.LimitSec = opts.DefaultLimitSec
 	}
+	// A --time-min (trace.Job.TimeMinSec) carries over. The run time
+	// below is what the job ran in the trace, under the trace's limit (for
+	// a started job with a time-min, sacct's Timelimit is the one it was
+	// granted): a replay that grants it less kills it at that.
+	j.TimeMinSec = max(tj.TimeMinSec, 0)
 	var end int64
 	switch {
 	case tj.StartUnknown:

@@ -15,12 +15,22 @@ import (
 // with one typed loop per column; the file, its schema (that of row) and
 // its row groups are the same.
 type colWriter struct {
-	pw      *parquet.GenericWriter[row]
+	pw      parquetWriter
 	rg      *parquet.ConcurrentRowGroupWriter
 	cols    []colSpec
 	vals    []parquet.Value
 	rgRows  int64 // rows in rg
 	maxRows int64 // rows per row group
+}
+
+// parquetWriter is the part of parquet.GenericWriter that colWriter and
+// runWriter use: a GenericWriter[row] for a version 2 file, of rowV3 for
+// version 3.
+type parquetWriter interface {
+	Schema() *parquet.Schema
+	BeginRowGroup() *parquet.ConcurrentRowGroupWriter
+	SetKeyValueMetadata(key, value string)
+	Close() error
 }
 
 // colKind is how a Job field maps to a column.
@@ -42,6 +52,7 @@ type colSpec struct {
 	name string
 	kind colKind
 	null int64 // for colOptInt64: the value written as NULL
+	v3   bool  // a column of schema version 3 only (rowV3): absent from version 2 files
 
 	off uintptr // offset of the field in Job (unsafe.Offsetof)
 
@@ -50,8 +61,9 @@ type colSpec struct {
 	def   int // max definition level
 }
 
-// jobColumns lists the columns of row with their Job accessors. Every
-// column of row must appear here (newColWriter checks).
+// jobColumns lists the columns of rowV3 with their Job accessors. Every
+// column of row and rowV3 must appear here (newColWriter checks); a
+// version 2 file (row) has those not marked v3.
 var jobColumns = []colSpec{
 	{name: "job_id", kind: colString, off: unsafe.Offsetof(Job{}.JobID)},
 	{name: "job_id_raw", kind: colOptInt64, null: 0, off: unsafe.Offsetof(Job{}.JobIDRaw)},
@@ -80,6 +92,7 @@ var jobColumns = []colSpec{
 	{name: "start_unknown", kind: colBool, off: unsafe.Offsetof(Job{}.StartUnknown)},
 	{name: "elapsed_sec", kind: colOptInt64, null: Unknown, off: unsafe.Offsetof(Job{}.ElapsedSec)},
 	{name: "timelimit_sec", kind: colOptInt64, null: NoLimit, off: unsafe.Offsetof(Job{}.TimelimitSec)},
+	{name: "time_min_sec", kind: colOptInt64, null: 0, off: unsafe.Offsetof(Job{}.TimeMinSec), v3: true},
 	{name: "nnodes", kind: colInt32, off: unsafe.Offsetof(Job{}.NNodes)},
 	{name: "ncpus", kind: colInt32, off: unsafe.Offsetof(Job{}.NCPUs)},
 	{name: "ngpus", kind: colInt32, off: unsafe.Offsetof(Job{}.NGPUs)},
@@ -92,10 +105,14 @@ var jobColumns = []colSpec{
 	{name: "source_line", kind: colInt64, off: unsafe.Offsetof(Job{}.SourceLine)},
 }
 
-func newColWriter(pw *parquet.GenericWriter[row], maxRows int64) (*colWriter, error) {
+func newColWriter(pw parquetWriter, maxRows int64) (*colWriter, error) {
 	schema := pw.Schema()
-	cols := make([]colSpec, len(jobColumns))
-	copy(cols, jobColumns)
+	cols := make([]colSpec, 0, len(jobColumns))
+	for _, c := range jobColumns {
+		if _, ok := schema.Lookup(c.name); ok || !c.v3 {
+			cols = append(cols, c) // a version 2 file has no v3 column
+		}
+	}
 	seen := make([]bool, len(schema.Columns()))
 	for i := range cols {
 		leaf, ok := schema.Lookup(cols[i].name)

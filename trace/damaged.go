@@ -29,7 +29,7 @@ func openParquet(r io.ReaderAt, size int64) (pf *parquet.File, err error) {
 
 // readRows is r.Read(buf) with a panic of the library on damaged pages
 // made an error wrapping ErrDamaged.
-func readRows(r *parquet.GenericReader[row], buf []row) (n int, err error) {
+func readRows[T any](r *parquet.GenericReader[T], buf []T) (n int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			n, err = 0, fmt.Errorf("%w: %v", ErrDamaged, p)

@@ -84,6 +84,10 @@ type Job struct {
 	// TimelimitSec is the wall-time limit in seconds; NoLimit when UNLIMITED
 	// or Partition_Limit.
 	TimelimitSec int64
+	// TimeMinSec is the job's minimum time limit in seconds (sbatch
+	// --time-min: backfill may start it with any limit from it up to
+	// TimelimitSec); 0 when it has none or the input does not say.
+	TimeMinSec int64
 	// NNodes, NCPUs and NGPUs count allocated (or, for jobs that never ran,
 	// requested) nodes, CPUs and GPUs (gres/gpu).
 	NNodes int32

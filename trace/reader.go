@@ -18,8 +18,8 @@ type Reader struct {
 	size int64 // the file's size in bytes
 	f    *os.File
 	pf   *parquet.File
-	r    *parquet.GenericReader[row]
-	buf  []row
+	r    *rowReader
+	buf  []rowV3
 }
 
 // Open opens a trace file written by Writer. It returns an error wrapping
@@ -53,7 +53,7 @@ func Open(path string) (*Reader, error) {
 		size: st.Size(),
 		f:    f,
 		pf:   pf,
-		r:    parquet.NewGenericReader[row](pf),
+		r:    newRowReader(pf),
 	}, nil
 }
 
@@ -77,10 +77,10 @@ func (r *Reader) Read(jobs []Job) (int, error) {
 		return 0, nil
 	}
 	if cap(r.buf) < len(jobs) {
-		r.buf = make([]row, len(jobs))
+		r.buf = make([]rowV3, len(jobs))
 	}
 	buf := r.buf[:len(jobs)]
-	n, err := readRows(r.r, buf)
+	n, err := r.r.Read(buf)
 	for i := range n {
 		if cerr := fromRow(&jobs[i], &buf[i]); cerr != nil {
 			return i, fmt.Errorf("read trace %s: row %d: %w", r.path, i, cerr)

@@ -15,8 +15,9 @@ const writeBatch = 1024
 // back the last job so a later duplicate can replace it.
 type runWriter struct {
 	index   int
+	v3      bool // the file has schema version 3's columns (rowV3)
 	f       *os.File
-	pw      *parquet.GenericWriter[row]
+	pw      parquetWriter
 	cw      *colWriter
 	jobs    []Job // batch waiting to be written
 	last    Job   // held-back job, valid when hasLast
@@ -30,14 +31,18 @@ type runFile struct {
 	rows int64
 }
 
-func newRunWriter(f *os.File, index int, rowGroupRows int, opts []parquet.WriterOption) (*runWriter, error) {
-	pw := parquet.NewGenericWriter[row](f, opts...)
+func newRunWriter(f *os.File, index int, v3 bool, rowGroupRows int, opts []parquet.WriterOption) (*runWriter, error) {
+	var pw parquetWriter = parquet.NewGenericWriter[row](f, opts...)
+	if v3 {
+		pw = parquet.NewGenericWriter[rowV3](f, opts...)
+	}
 	cw, err := newColWriter(pw, int64(rowGroupRows))
 	if err != nil {
 		return nil, err
 	}
 	return &runWriter{
 		index: index,
+		v3:    v3,
 		f:     f,
 		pw:    pw,
 		cw:    cw,
@@ -114,8 +119,8 @@ func (rw *runWriter) abort() {
 // runReader streams a run back as Jobs.
 type runReader struct {
 	f    *os.File
-	r    *parquet.GenericReader[row]
-	buf  []row
+	r    *rowReader
+	buf  []rowV3
 	jobs []Job
 	pos  int
 	idx  int // run index, the merge's final tie-break
@@ -126,7 +131,17 @@ func openRun(path string, idx int) (*runReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runReader{f: f, r: parquet.NewGenericReader[row](f), buf: make([]row, writeBatch), idx: idx}, nil
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	pf, err := openParquet(f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &runReader{f: f, r: newRowReader(pf), buf: make([]rowV3, writeBatch), idx: idx}, nil
 }
 
 // next returns the next job, or nil at the end of the run.
@@ -205,7 +220,7 @@ func (w *Writer) mergeRuns() error {
 			h.fix0()
 		}
 	}
-	rf, err := out.close(w.metadata())
+	rf, err := out.close(w.metadata(out.v3))
 	if err != nil {
 		return err
 	}

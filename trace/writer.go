@@ -69,6 +69,9 @@ type Writer struct {
 	dups  int64
 	nruns int
 	done  bool
+	// timeMin is set once a job with a time-min has gone into a run:
+	// runs started from then on, and the output, are schema version 3.
+	timeMin bool
 }
 
 // Create starts a trace file at path. Nothing appears at path until Close
@@ -186,11 +189,23 @@ func (w *Writer) runForNew(j *Job) int {
 
 // emit appends j to run number run, starting that run if needed.
 func (w *Writer) emit(j *Job, run int) error {
-	for w.cur == nil || run > w.cur.index {
+	w.timeMin = w.timeMin || j.TimeMinSec > 0
+	for w.cur == nil || run > w.cur.index || w.timeMin && !w.cur.v3 {
+		// The run's index is the sort's run number; a run split to gain
+		// the time_min_sec column (the first job with a time-min) keeps
+		// its number, and the merge (which such a split forces) reads its
+		// two files in order.
+		index := len(w.runs)
+		if w.cur != nil {
+			index = w.cur.index
+			if run > index {
+				index++
+			}
+		}
 		if err := w.finishRun(); err != nil {
 			return err
 		}
-		rw, err := w.newRun(len(w.runs))
+		rw, err := w.newRun(index)
 		if err != nil {
 			return err
 		}
@@ -211,7 +226,7 @@ func (w *Writer) newRun(index int) (*runWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create sort run: %w", err)
 	}
-	rw, err := newRunWriter(f, index, w.opts.RowGroupRows, w.writerOptions())
+	rw, err := newRunWriter(f, index, w.timeMin, w.opts.RowGroupRows, w.writerOptions(w.timeMin))
 	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
@@ -220,11 +235,13 @@ func (w *Writer) newRun(index int) (*runWriter, error) {
 	return rw, nil
 }
 
-func (w *Writer) writerOptions() []parquet.WriterOption {
+// writerOptions returns the options of a run file, of schema version 3
+// when v3 and 2 otherwise.
+func (w *Writer) writerOptions(v3 bool) []parquet.WriterOption {
 	opts := []parquet.WriterOption{
 		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
 		parquet.MaxRowsPerRowGroup(int64(w.opts.RowGroupRows)),
-		parquet.CreatedBy("mirage", strconv.Itoa(SchemaVersion), ""),
+		parquet.CreatedBy("mirage", strconv.Itoa(schemaOf(v3)), ""),
 		// Delta-encoded integers (times, IDs, counts) are far smaller
 		// before compression, so zstd has less to do.
 		parquet.DefaultEncodingFor(parquet.Int64, &parquet.DeltaBinaryPacked),
@@ -248,14 +265,23 @@ func (w *Writer) SetMetadata(key, value string) {
 	w.opts.Metadata[key] = value
 }
 
-// metadata returns the entries to write, MetaSchemaVersion included, in
-// key order.
-func (w *Writer) metadata() [][2]string {
+// schemaOf returns the schema version of a file with (v3) or without the
+// time_min_sec column.
+func schemaOf(v3 bool) int {
+	if v3 {
+		return SchemaVersion
+	}
+	return schemaV2
+}
+
+// metadata returns the entries to write, MetaSchemaVersion included (3
+// for a file with the time_min_sec column, v3; else 2), in key order.
+func (w *Writer) metadata(v3 bool) [][2]string {
 	m := maps.Clone(w.opts.Metadata)
 	if m == nil {
 		m = map[string]string{}
 	}
-	m[MetaSchemaVersion] = strconv.Itoa(SchemaVersion)
+	m[MetaSchemaVersion] = strconv.Itoa(schemaOf(v3))
 	out := make([][2]string, 0, len(m))
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, [2]string{k, m[k]})
@@ -267,7 +293,7 @@ func (w *Writer) finishRun() error {
 	if w.cur == nil {
 		return nil
 	}
-	rf, err := w.cur.close(w.metadata())
+	rf, err := w.cur.close(w.metadata(w.cur.v3))
 	w.cur = nil
 	if err != nil {
 		return err

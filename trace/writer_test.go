@@ -75,6 +75,7 @@ func writeJobs(tb testing.TB, path string, opts trace.WriterOptions, jobs []trac
 func TestWriter_RoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.parquet")
 	in := []trace.Job{fullJob(), sparseJob(), epochJob(), startUnknownJob()}
+	in[0].TimeMinSec = 1800 // schema version 3
 	writeJobs(t, path, trace.WriterOptions{Metadata: map[string]string{"k": "v"}}, in)
 	got, err := trace.ReadAll(path)
 	if err != nil {
