@@ -43,6 +43,10 @@ type Row struct {
 	// Submit is Q's submission and QStart its start; RSec is QStart minus
 	// P's end in the policy's fork.
 	Submit, QStart, RSec int64
+	// QLimitSec is the limit Q started under (features.QResult.LimitSec):
+	// the chain's limit, or less with Q's time-min (Options.Features'
+	// QTimeMinSec). Not written to windows.csv.
+	QLimitSec int64
 	// ReactiveRSec is the reactive policy's r in the same window (the
 	// load class).
 	ReactiveRSec int64
@@ -57,8 +61,8 @@ type Results struct {
 
 // label is the outcome of submitting Q at one grid time.
 type label struct {
-	done         bool
-	qStart, rSec int64
+	done                 bool
+	qStart, rSec, qLimit int64
 }
 
 // Replay replays policies on every window and chain size of opts.Features:
@@ -156,7 +160,7 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 		l := o.labels[o.chosen[i]]
 		rows[i] = Row{Policy: pol.Name(), ChainNodes: nodes, Window: w, WindowStart: start,
 			PSubmit: o.p.Submit, PStart: o.pStart, PEnd: o.pEnd,
-			Submit: o.grid[o.chosen[i]], QStart: l.qStart, RSec: l.rSec, ReactiveRSec: o.labels[len(o.grid)-1].rSec}
+			Submit: o.grid[o.chosen[i]], QStart: l.qStart, RSec: l.rSec, QLimitSec: l.qLimit, ReactiveRSec: o.labels[len(o.grid)-1].rSec}
 	}
 	return rows, nil
 }
@@ -190,11 +194,11 @@ func decideChain(ctx context.Context, tl *features.Timeline, policies []Policy, 
 		if labels[k].done {
 			return nil
 		}
-		qStart, rSec, err := tl.QOutcome(ctx, grid[k], pEnd)
+		o, err := tl.QStart(ctx, grid[k], pEnd)
 		if err != nil {
 			return err
 		}
-		labels[k] = label{done: true, qStart: qStart, rSec: rSec}
+		labels[k] = label{done: true, qStart: o.Start, rSec: o.RSec, qLimit: o.LimitSec}
 		return nil
 	}
 	// Hindsight policies choose from every grid time's label.

@@ -106,20 +106,39 @@ func DecisionGrid(dst []int64, pSubmit, pStart, pEnd, step int64) []int64 {
 // − P.end in the fork (pEnd when P has not started there). The timeline
 // itself is not changed.
 func (tl *Timeline) QOutcome(ctx context.Context, t, pEnd int64) (qStart, rSec int64, err error) {
+	o, err := tl.QStart(ctx, t, pEnd)
+	return o.Start, o.RSec, err
+}
+
+// QResult is the outcome of Q submitted at one time (Timeline.QStart).
+type QResult struct {
+	// Start is Q's start and RSec Q.start − P.end (Unix seconds,
+	// seconds), as QOutcome returns them.
+	Start, RSec int64
+	// LimitSec is the time limit Q starts under (sim.Sim.Limit): its
+	// LimitSec, or with a time-min (Options.QTimeMinSec) the one backfill
+	// granted it, between the two. A Q whose service runs to its limit
+	// ends LimitSec after Start: the link's length.
+	LimitSec int64
+}
+
+// QStart is QOutcome with the limit Q starts under.
+func (tl *Timeline) QStart(ctx context.Context, t, pEnd int64) (QResult, error) {
 	f := tl.Sim().Clone(nil)
 	q := tl.Q()
 	q.Submit = t
 	qid, err := f.Submit(q)
 	if err != nil {
-		return 0, 0, err
+		return QResult{}, err
 	}
-	qStart, err = f.RunUntilStarted(ctx, qid)
+	qStart, err := f.RunUntilStarted(ctx, qid)
 	if err != nil {
-		return 0, 0, fmt.Errorf("Q submitted at %d: %w", t, err)
+		return QResult{}, fmt.Errorf("Q submitted at %d: %w", t, err)
 	}
 	end := pEnd
 	if st, ok := f.Started(tl.PID()); ok {
 		end = st + tl.P().RunSec
 	}
-	return qStart, qStart - end, nil
+	lim, _ := f.Limit(qid)
+	return QResult{Start: qStart, RSec: qStart - end, LimitSec: lim}, nil
 }

@@ -43,6 +43,10 @@ type Options struct {
 	// ChainLimitSec and ChainRunSec are P's and Q's time limit and run
 	// time; 0 means 48 hours.
 	ChainLimitSec, ChainRunSec int64
+	// QTimeMinSec is Q's --time-min in seconds (sim.Job.TimeMinSec), 0
+	// for none: backfill may then start Q earlier under a shorter limit
+	// (Timeline.QStart reports it). P has none.
+	QTimeMinSec int64
 	// SampleSec is the history's sampling interval; 0 means 600.
 	SampleSec int64
 	// HistorySec is the history's span; 0 means 24 hours.
@@ -122,7 +126,7 @@ func (o *Options) normalise() error {
 		return fmt.Errorf("%w: %d probes < 1", ErrOptions, o.Probes)
 	case len(o.ChainNodes) == 0:
 		return fmt.Errorf("%w: no chain sizes", ErrOptions)
-	case o.ChainLimitSec < 0 || o.ChainRunSec < 0 || o.SampleSec < 0 || o.HistorySec < 0 || o.RecentStarts < 0:
+	case o.ChainLimitSec < 0 || o.ChainRunSec < 0 || o.QTimeMinSec < 0 || o.SampleSec < 0 || o.HistorySec < 0 || o.RecentStarts < 0:
 		return fmt.Errorf("%w: negative duration or count", ErrOptions)
 	}
 	for _, n := range o.ChainNodes {

@@ -37,6 +37,9 @@ type Overrides struct {
 	// ChainLimit is the chain's jobs' time limit (Protocol.ChainLimit),
 	// a whole number of seconds.
 	ChainLimit time.Duration
+	// QTimeMin is Q's --time-min (Protocol.QTimeMin), a whole number of
+	// seconds; 0 keeps the protocol's.
+	QTimeMin time.Duration
 }
 
 // Apply returns p with the overrides o. A bad override is an error
@@ -104,6 +107,12 @@ func (o Overrides) Apply(p Protocol) (Protocol, error) {
 	}
 	if o.ChainLimit > 0 {
 		p.ChainLimit = o.ChainLimit
+	}
+	if o.QTimeMin < 0 || o.QTimeMin%time.Second != 0 {
+		return bad("--q-time-min %s: want a positive whole number of seconds", o.QTimeMin)
+	}
+	if o.QTimeMin > 0 {
+		p.QTimeMin = o.QTimeMin
 	}
 	if len(o.ChainNodes) > 0 {
 		p.ChainNodes = append([]int(nil), o.ChainNodes...)

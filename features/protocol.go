@@ -49,6 +49,9 @@ type Protocol struct {
 	// run time too: a service runs until its limit); 0 means 48 h
 	// (Options.ChainLimitSec's default).
 	ChainLimit time.Duration `json:"chain_limit,omitempty"`
+	// QTimeMin is Q's --time-min (Options.QTimeMinSec); 0 is none (and
+	// leaves the protocol's JSON as it was).
+	QTimeMin time.Duration `json:"q_time_min,omitempty"`
 	// InferDeps runs sim.FromTrace with the profile's dependency inference
 	// (sim.Profile.DependencyOptions); InferCapacity sets the
 	// configuration's capacity timeline to sim.InferCapacity with the
@@ -171,6 +174,7 @@ func (p Protocol) Prepare(tjobs []trace.Job) ([]sim.Job, Options, error) {
 		WarmupSec: int64(p.Warmup / time.Second), WorkloadSec: int64(p.Workload / time.Second),
 		Probes: p.Probes, ChainNodes: p.ChainNodes, Location: loc,
 		ChainLimitSec: int64(p.ChainLimit / time.Second),
+		QTimeMinSec:   int64(p.QTimeMin / time.Second),
 	}
 	if p.Grid != nil {
 		g := *p.Grid

@@ -42,6 +42,7 @@ func newWindowRun(ctx context.Context, jobs []sim.Job, opts *Options, start int6
 		LimitSec: opts.ChainLimitSec, RunSec: opts.ChainRunSec}
 	q := p
 	q.Name = "Q"
+	q.TimeMinSec = opts.QTimeMinSec
 	return newChainRun(ctx, jobs, opts, start, p, q)
 }
 

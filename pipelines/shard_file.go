@@ -109,6 +109,22 @@ type shardRow struct {
 	ReactiveRSec int64  `parquet:"reactive_r_sec"`
 }
 
+// shardRowOf returns r's shard row. evaluate.Row.QLimitSec (Q's granted
+// limit under a time-min) is not kept: a shard's rows read back with the
+// chain's limit unknown (0).
+func shardRowOf(r *evaluate.Row) shardRow {
+	return shardRow{Policy: r.Policy, ChainNodes: r.ChainNodes, Window: r.Window, WindowStart: r.WindowStart,
+		PSubmit: r.PSubmit, PStart: r.PStart, PEnd: r.PEnd, Submit: r.Submit, QStart: r.QStart, RSec: r.RSec,
+		ReactiveRSec: r.ReactiveRSec}
+}
+
+// row returns the evaluate.Row of a shard row (QLimitSec 0: not kept).
+func (sr *shardRow) row() evaluate.Row {
+	return evaluate.Row{Policy: sr.Policy, ChainNodes: sr.ChainNodes, Window: sr.Window, WindowStart: sr.WindowStart,
+		PSubmit: sr.PSubmit, PStart: sr.PStart, PEnd: sr.PEnd, Submit: sr.Submit, QStart: sr.QStart, RSec: sr.RSec,
+		ReactiveRSec: sr.ReactiveRSec}
+}
+
 // shardRowSchema is the schema of rows-C.parquet.
 var shardRowSchema = parquet.SchemaOf(shardRow{})
 
@@ -117,7 +133,7 @@ var shardRowSchema = parquet.SchemaOf(shardRow{})
 func writeRowsShard(path string, rows []evaluate.Row) error {
 	out := make([]shardRow, len(rows))
 	for i, r := range rows {
-		out[i] = shardRow(r)
+		out[i] = shardRowOf(&r)
 	}
 	err := atomicfile.Write(path, func(w io.Writer) error {
 		pw := parquet.NewGenericWriter[shardRow](w, shardRowSchema, parquet.Compression(&parquet.Zstd))
@@ -183,7 +199,7 @@ func readRowsShard(path string, nodes, a, b int) (rows []evaluate.Row, err error
 			return nil, fmt.Errorf("read shard %s: %w: row %d: chain of %d nodes, window %d; want %d nodes, windows [%d, %d)",
 				path, errShardFile, i, sr.ChainNodes, sr.Window, nodes, a, b)
 		}
-		rows[i] = evaluate.Row(sr)
+		rows[i] = sr.row()
 	}
 	return rows, nil
 }

@@ -201,6 +201,10 @@ type ChainSpec struct {
 	// the longest limit the trace's jobs had (CheckFit): a real Slurm
 	// refuses a job above its partition's maximum time.
 	Limit Duration `yaml:"limit,omitempty" mapstructure:"limit" json:"limit,omitempty"`
+	// QTimeMin is the successor Q's --time-min (features.Protocol.QTimeMin):
+	// backfill may start Q earlier under a limit between it and Limit, so
+	// a link can come out shorter. 0 is none.
+	QTimeMin Duration `yaml:"q_time_min,omitempty" mapstructure:"q_time_min" json:"q_time_min,omitempty"`
 	// Partition names the partition of the cluster's profile the chains
 	// run in (sim.Partition; features.Protocol.Partition): only its jobs
 	// are simulated. "" is the profile's default partition.
@@ -338,6 +342,8 @@ func (s *Study) Validate() error {
 		return bad("chains.nodes", "required: at least one chain size")
 	case s.Chains.Limit < 0 || time.Duration(s.Chains.Limit)%time.Minute != 0:
 		return bad("chains.limit", "%v: want a whole number of minutes >= 0 (0 = 48h), as Slurm's --time", time.Duration(s.Chains.Limit))
+	case s.Chains.QTimeMin < 0 || time.Duration(s.Chains.QTimeMin)%time.Minute != 0:
+		return bad("chains.q_time_min", "%v: want a whole number of minutes >= 0 (0 = none), as Slurm's --time-min", time.Duration(s.Chains.QTimeMin))
 	case s.Periods.Mode != "cold" && s.Periods.Mode != "warm":
 		return bad("periods.mode", "%q: want cold or warm", s.Periods.Mode)
 	case s.Periods.Warmup < 0 || s.Periods.Workload <= 0:
@@ -474,7 +480,7 @@ func (s *Study) Protocols() (train, validation features.Protocol, err error) {
 		Name: s.Name, Nodes: s.Cluster.Nodes, Mode: s.Periods.Mode,
 		TZ: s.Trace.Zone, Warmup: time.Duration(s.Periods.Warmup), Workload: time.Duration(s.Periods.Workload),
 		ChainNodes: append([]int(nil), s.Chains.Nodes...), ChainLimit: time.Duration(s.Chains.Limit),
-		Partition: s.Chains.Partition,
+		QTimeMin: time.Duration(s.Chains.QTimeMin), Partition: s.Chains.Partition,
 	}
 	p.SetProfile(prof)
 	p.InferDeps, p.InferCapacity = s.Cluster.InferDependencies, s.Cluster.InferCapacity

@@ -211,6 +211,7 @@ func TestLoad_Errors(t *testing.T) {
 		{"BadDuration", "e.yaml", strings.Replace(ls6, "stride: 4h", "stride: often", 1), []string{"e.yaml", "often"}},
 		{"BadStart", "f.yaml", strings.Replace(ls6, "2023-03-01T00:00:00", "March", 1), []string{"periods.validation.start", "March"}},
 		{"NoChains", "g.yaml", strings.Replace(ls6, "nodes: [1, 8]", "nodes: []", 1), []string{"chains.nodes"}},
+		{"QTimeMinSeconds", "g.yaml", strings.Replace(ls6, "nodes: [1, 8]", "nodes: [1, 8]\n  q_time_min: 90s", 1), []string{"chains.q_time_min", "1m30s"}},
 		{"GridFieldsWithCount", "h.yaml", strings.Replace(ls6, "probes: grid", "probes: \"7\"", 1), []string{"grid"}},
 		{"JSONUnknown", "i.json", `{"name": "x", "colour": "blue"}`, []string{"i.json", "colour"}},
 		{"Extension", "j.txt", ls6, []string{"j.txt", ".yaml"}},
@@ -237,5 +238,30 @@ func TestLoad_Errors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStudy_QTimeMin: chains.q_time_min becomes both periods' protocol's
+// Q time-min; without it the protocols have none.
+func TestStudy_QTimeMin(t *testing.T) {
+	_, text, err := pipelines.Builtin("ls6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		add  string
+		want time.Duration
+	}{{"", 0}, {"\n  q_time_min: 12h", 12 * time.Hour}} {
+		s, err := pipelines.Load("a.yaml", []byte(strings.Replace(string(text), "nodes: [1, 8]", "nodes: [1, 8]"+tt.add, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, va, err := s.Protocols()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.QTimeMin != tt.want || va.QTimeMin != tt.want {
+			t.Errorf("q_time_min %q: protocols' %v and %v, want %v", tt.add, tr.QTimeMin, va.QTimeMin, tt.want)
+		}
 	}
 }

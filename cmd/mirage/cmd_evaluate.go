@@ -85,6 +85,7 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	f.StringP("output", "o", "", "output directory; required")
 	f.String("policy", d.Policy, "comma-separated policies")
 	f.String("chain-nodes", "", chainNodesUsage+" (empty = the protocol's)")
+	f.Duration("q-time-min", 0, qTimeMinUsage)
 	f.Int("partition-nodes", 0, partitionNodesUsage+" (0 = the protocol's)")
 	// The old names keep their old meanings: --nodes is --chain-nodes.
 	addRenamedFlag(f, "nodes", "chain-nodes")
@@ -149,7 +150,7 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 		return usagef("--partition-nodes %d: want a node count >= 0", c.PartitionNodes)
 	}
 	p, err := featuresProtocol(FeaturesConfig{Protocol: c.Protocol, Study: c.Study, Profile: c.Profile, Period: c.Period, Start: c.Start,
-		Windows: c.Windows, Interval: c.Interval, ChainNodes: c.ChainNodes, PartitionNodes: c.PartitionNodes})
+		Windows: c.Windows, Interval: c.Interval, ChainNodes: c.ChainNodes, PartitionNodes: c.PartitionNodes, QTimeMin: c.QTimeMin})
 	if err != nil {
 		return err
 	}

@@ -68,6 +68,7 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	f.Duration("grid-sparse", 0, "grid: spacing of the labels before that span, a multiple of 10 minutes (0 = 1h)")
 	f.String("chain-nodes", "", chainNodesUsage+" (empty = the protocol's)")
 	f.String("mode", "", "window start: cold or warm (empty = the protocol's)")
+	f.Duration("q-time-min", 0, qTimeMinUsage)
 	f.Int("partition-nodes", 0, partitionNodesUsage+" (0 = the protocol's)")
 	addRenamedFlag(f, "nodes", "partition-nodes")
 	f.Bool("allow-skip", false, "build even when the jobs wider than the partition (skipped) are more than 1% of the jobs or node-hours (otherwise exit status 2)")
@@ -114,7 +115,7 @@ func featuresProtocol(c FeaturesConfig) (features.Protocol, error) {
 		return p, usageError{err}
 	}
 	o := features.Overrides{Start: c.Start, Windows: c.Windows, Interval: c.Interval, Probes: c.Probes,
-		GridDense: c.GridDense, GridSparse: c.GridSparse, Mode: c.Mode, PartitionNodes: c.PartitionNodes}
+		GridDense: c.GridDense, GridSparse: c.GridSparse, Mode: c.Mode, PartitionNodes: c.PartitionNodes, QTimeMin: c.QTimeMin}
 	if c.Profile != "" {
 		prof, err := sim.LoadProfile(c.Profile)
 		if err != nil {

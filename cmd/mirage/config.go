@@ -39,6 +39,8 @@ type EvaluateConfig struct {
 	// ChainNodes are the chain sizes, comma-separated (empty: the
 	// protocol's); the key was evaluate.nodes.
 	ChainNodes string `mapstructure:"chain_nodes"`
+	// QTimeMin is Q's --time-min (0: the protocol's, none by default).
+	QTimeMin time.Duration `mapstructure:"q_time_min"`
 	// PartitionNodes is the partition size in nodes (0: the protocol's);
 	// the key was evaluate.partition.
 	PartitionNodes int `mapstructure:"partition_nodes"`
@@ -178,6 +180,8 @@ type FeaturesConfig struct {
 	GridSparse time.Duration `mapstructure:"grid_sparse"`
 	ChainNodes string        `mapstructure:"chain_nodes"`
 	Mode       string        `mapstructure:"mode"`
+	// QTimeMin is Q's --time-min (0: the protocol's, none by default).
+	QTimeMin time.Duration `mapstructure:"q_time_min"`
 	// PartitionNodes is the partition size (0: the protocol's); the key
 	// was nodes.
 	PartitionNodes int    `mapstructure:"partition_nodes"`

@@ -18,6 +18,8 @@ const (
 	// chainNodesUsage begins the help of every --chain-nodes: the node
 	// counts of the chains (P and Q) whose windows are simulated.
 	chainNodesUsage = "comma-separated chain sizes in nodes, e.g. 1,8"
+	// qTimeMinUsage is the help of every --q-time-min.
+	qTimeMinUsage = "Q's --time-min: backfill may start Q earlier under a limit between it and the chain's (a shorter link); 0 = the protocol's (none)"
 )
 
 // renamedValue is the value of a flag's old name: the text given, moved
