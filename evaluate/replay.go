@@ -158,6 +158,9 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 	rows := make([]Row, len(policies))
 	for i, pol := range policies {
 		l := o.labels[o.chosen[i]]
+		if o.own[i].done { // a TimeMinPolicy's Q
+			l = o.own[i]
+		}
 		rows[i] = Row{Policy: pol.Name(), ChainNodes: nodes, Window: w, WindowStart: start,
 			PSubmit: o.p.Submit, PStart: o.pStart, PEnd: o.pEnd,
 			Submit: o.grid[o.chosen[i]], QStart: l.qStart, RSec: l.rSec, QLimitSec: l.qLimit, ReactiveRSec: o.labels[len(o.grid)-1].rSec}
@@ -175,6 +178,9 @@ type chainOutcome struct {
 	grid         []int64
 	chosen       []int
 	labels       []label
+	// own holds, for a TimeMinPolicy, the label of its own Q (its
+	// time-min) at its chosen index; not done for the others.
+	own []label
 }
 
 // decideChain replays policies on timeline tl (at P's submission): each
@@ -211,6 +217,7 @@ func decideChain(ctx context.Context, tl *features.Timeline, policies []Policy, 
 		}
 	}
 	last := len(grid) - 1
+	own := make([]label, len(policies))
 	local := map[*RunTimes]*RunTimes{} // run-time predictions by window job ID
 	for k, t := range grid {
 		if err := tl.Advance(ctx, t); err != nil {
@@ -228,14 +235,28 @@ func decideChain(ctx context.Context, tl *features.Timeline, policies []Policy, 
 			if chosen[i] >= 0 || !causal {
 				continue
 			}
+			tp, withTM := pol.(TimeMinPolicy)
+			if withTM {
+				dc.Q.TimeMinSec = tp.QTimeMinSec()
+			}
 			ok := k == last
 			if !ok {
 				if ok, err = c.Decide(dc); err != nil {
 					return chainOutcome{}, fmt.Errorf("policy %s at %d: %w", pol.Name(), t, err)
 				}
 			}
+			dc.Q.TimeMinSec = q.TimeMinSec
 			if ok {
 				chosen[i] = k
+			}
+			if ok && withTM {
+				qq := tl.Q()
+				qq.TimeMinSec = tp.QTimeMinSec()
+				res, err := tl.QStartWith(ctx, t, pEnd, qq)
+				if err != nil {
+					return chainOutcome{}, err
+				}
+				own[i] = label{done: true, qStart: res.Start, rSec: res.RSec, qLimit: res.LimitSec}
 			}
 		}
 		need := len(hindsight) > 0 || k == last
@@ -251,7 +272,7 @@ func decideChain(ctx context.Context, tl *features.Timeline, policies []Policy, 
 	for _, i := range hindsight {
 		chosen[i] = policies[i].(Hindsight).Choose(labelRs(labels), lambda)
 	}
-	return chainOutcome{p: p, pStart: pStart, pEnd: pEnd, grid: grid, chosen: chosen, labels: labels}, nil
+	return chainOutcome{p: p, pStart: pStart, pEnd: pEnd, grid: grid, chosen: chosen, labels: labels, own: own}, nil
 }
 
 func labelRs(ls []label) []int64 {

@@ -124,8 +124,13 @@ type QResult struct {
 
 // QStart is QOutcome with the limit Q starts under.
 func (tl *Timeline) QStart(ctx context.Context, t, pEnd int64) (QResult, error) {
+	return tl.QStartWith(ctx, t, pEnd, tl.Q())
+}
+
+// QStartWith is QStart for Q's template q (Q with another --time-min,
+// say) in place of the timeline's; its Submit is set to t.
+func (tl *Timeline) QStartWith(ctx context.Context, t, pEnd int64, q sim.Job) (QResult, error) {
 	f := tl.Sim().Clone(nil)
-	q := tl.Q()
 	q.Submit = t
 	qid, err := f.Submit(q)
 	if err != nil {
