@@ -30,6 +30,8 @@ type figureInput struct {
 	budgetH float64
 	lambda  float64
 	boot    boot
+	// runH is the predecessor's mean run time per chain size (hours).
+	runH map[int]float64
 }
 
 // chainPanel returns the panel title of chain size n when there are

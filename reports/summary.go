@@ -75,7 +75,18 @@ type Recommendation struct {
 	// otherwise (Stats is then the best candidate, not a recommendation).
 	Recommended bool     `json:"recommended"`
 	Withheld    []Reason `json:"withheld,omitempty"`
+	// Next is how to deploy the policy.
+	Next NextStep `json:"next"`
+	// RunH is the predecessor's mean run time over the windows (hours):
+	// one link of a chain; LinksPerMonth is HoursPerMonth / RunH, the
+	// links a service chained without pause has a month (0 when unknown).
+	RunH          float64 `json:"mean_p_run_h"`
+	LinksPerMonth float64 `json:"links_per_month"`
 }
+
+// PerMonth converts a mean per window (one link) to a month of a service
+// chained without pause.
+func (r Recommendation) PerMonth(perWindow float64) float64 { return perWindow * r.LinksPerMonth }
 
 // recommend picks, among the non-oracle, non-sweep policies of a chain size, the
 // one with the greatest reduction (point estimate) and a mean overlap at
@@ -133,3 +144,6 @@ func (r Recommendation) role() string {
 	}
 	return "best candidate"
 }
+
+// Role is role, for the page.
+func (r Recommendation) Role() string { return r.role() }

@@ -81,6 +81,22 @@ figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: 0.9rem; color: #444; max-width: 60rem; }
 .note { color: #a50; }
 tr.over td { color: #a50; }
+div.wide { overflow-x: auto; max-width: 100%; }
+div.wide > table { margin-top: 0.2rem; }
+tr.chosen td { background: #fff3c4; font-weight: bold; }
+.answer { border: 2px solid #0072B2; border-radius: 4px; padding: 0.2rem 1rem 0.5rem; margin-bottom: 1rem; }
+.answer h2 { margin-top: 0.3rem; }
+.answer .rec-head { font-size: 1.15rem; margin: 0.4rem 0 0.2rem; }
+.answer .policy { color: #555; font-size: 0.9rem; overflow-wrap: anywhere; }
+.answer .how { font-size: 0.85rem; color: #555; }
+code { font-family: "Liberation Mono", Menlo, Consolas, monospace; font-size: 0.9em; background: #eef3f8; padding: 0 0.2em; overflow-wrap: anywhere; }
+details.sweeps { margin: 0 0 1.5rem; }
+details.sweeps summary { cursor: pointer; color: #0072B2; }
+.answer ul.cost { margin: 0.3rem 0; padding-left: 1.2rem; }
+.answer p.next code { display: inline-block; margin-top: 0.2rem; padding: 0.2rem 0.4rem; }
+.summary h2 { margin-top: 0.3rem; }
+@media (max-width: 60rem) { body { padding: 0 0.5rem; } th, td { padding: 0.15rem 0.3rem; } table { font-size: 0.8rem; } }
+@media (max-width: 36rem) { dl.facts { grid-template-columns: auto; } dl.facts dd { margin-left: 1rem; } }
 footer.page { margin-top: 3rem; color: #777; font-size: 0.8rem; }
 `
 
