@@ -3,7 +3,9 @@ package reports
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/mirage-hpc/mirage/evaluate"
@@ -147,3 +149,19 @@ func (r Recommendation) role() string {
 
 // Role is role, for the page.
 func (r Recommendation) Role() string { return r.role() }
+
+// secondsPhrase matches "N s" (seconds written by other packages' text).
+var secondsPhrase = regexp.MustCompile(`\b(\d+) s\b`)
+
+// readableSeconds rewrites every "N s" of text as a duration in days,
+// hours or minutes when N is a whole number of them ("604800 s" →
+// "7 d"), else leaves it.
+func readableSeconds(text string) string {
+	return secondsPhrase.ReplaceAllStringFunc(text, func(m string) string {
+		n, err := strconv.ParseInt(secondsPhrase.FindStringSubmatch(m)[1], 10, 64)
+		if err != nil || n < 60 || n%60 != 0 {
+			return m
+		}
+		return duration(time.Duration(n) * time.Second)
+	})
+}
