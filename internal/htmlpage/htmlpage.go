@@ -23,6 +23,9 @@ type Link struct {
 	Text string
 	// Href is the target, relative to the page (or absolute).
 	Href string
+	// Back makes the link go back in the browser's history (Href is then
+	// not used): a page that does not know the page it was opened from.
+	Back bool
 }
 
 // Page is one page: its chrome and its body.
@@ -61,7 +64,7 @@ const CSS = `body { font-family: "Liberation Sans", Arial, Helvetica, sans-serif
 header.page { border-bottom: 2px solid #0072B2; margin-bottom: 1rem; }
 header.page h1 { margin: 0.3rem 0; }
 header.page p { margin: 0.2rem 0 0.5rem; color: #555; }
-nav.links a { margin-right: 1rem; }
+nav.links a { margin-right: 1rem; white-space: nowrap; display: inline-block; }
 h2 { border-bottom: 1px solid #ddd; padding-bottom: 0.2rem; margin-top: 2rem; }
 table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
 caption { text-align: left; font-weight: bold; padding: 0.2rem 0; }
@@ -113,7 +116,7 @@ var layout = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <header class="page">
 <h1>{{.Title}}</h1>
 {{with .Subtitle}}<p>{{.}}</p>
-{{end}}{{with .Links}}<nav class="links">{{range .}}<a href="{{.Href}}">{{.Text}}</a>{{end}}</nav>
+{{end}}{{with .Links}}<nav class="links">{{range .}}{{if .Back}}<a href="#" onclick="history.back(); return false;">{{.Text}}</a>{{else}}<a href="{{.Href}}">{{.Text}}</a>{{end}}{{end}}</nav>
 {{end}}</header>
 {{.Body}}
 {{with .Footer}}<footer class="page">{{.}}</footer>
