@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"strconv"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -60,13 +61,56 @@ type figSpec struct {
 	// 1) and puts the legend at the bottom right.
 	logHours bool
 	yMax     *float64
+	// xStep, when > 0, labels x every xStep (hours of the day: 3).
+	xStep float64
+}
+
+// monthTicks labels a time axis (Unix seconds) at the first of each
+// month (UTC), "2006-01", every 1, 2, 3, 6 or 12 months so that at most
+// 12 are labelled, with an unlabelled tick at the months between.
+func monthTicks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return nil
+	}
+	t := time.Unix(int64(lo), 0).UTC()
+	m := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	if m.Unix() < int64(math.Ceil(lo)) {
+		m = m.AddDate(0, 1, 0)
+	}
+	n := int((hi-lo)/(30.44*86400)) + 1
+	every := 12
+	for _, e := range []int{1, 2, 3, 6, 12} {
+		if n/e <= 12 {
+			every = e
+			break
+		}
+	}
+	var out []plot.Tick
+	for ; float64(m.Unix()) <= hi; m = m.AddDate(0, 1, 0) {
+		tk := plot.Tick{Value: float64(m.Unix())}
+		if (int(m.Month())-1)%every == 0 {
+			tk.Label = m.Format("2006-01")
+		}
+		out = append(out, tk)
+	}
+	return out
+}
+
+// stepTicks labels [lo, hi] at the multiples of step.
+func stepTicks(lo, hi, step float64) []plot.Tick {
+	var out []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+	}
+	return out
 }
 
 // newPlot returns a plot in the page's style: sans-serif, grid, legend
 // at the top.
 func newPlot(s *figSpec) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = s.title
+	// no title inside the figure: the caption under it has it, as in the
+	// report
 	p.X.Label.Text, p.Y.Label.Text = s.xLabel, s.yLabel
 	// the report's sizes: 10 pt titles, 9 pt ticks and legend
 	for _, ts := range []*draw.TextStyle{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle} {
@@ -109,18 +153,25 @@ func render(s figSpec) (figure, error) {
 		ln.Width = vg.Points(1.5)
 		ln.Dashes = dashes(i)
 		p.Add(ln)
-		p.Legend.Add(l.label, ln)
+		if len(s.lines)+len(s.bars) > 1 { // one series needs no legend
+			p.Legend.Add(l.label, ln)
+		}
 	}
 	for i, b := range s.bars {
-		bc, err := plotter.NewBarChart(plotter.Values(b.y), vg.Points(10))
+		// bars fill 70 % of each category's slot, shared by the series
+		slot := 0.85 * figureWidth / vg.Length(max(len(b.y), 1))
+		width := min(max(0.7*slot/vg.Length(len(s.bars)), vg.Points(4)), vg.Points(60))
+		bc, err := plotter.NewBarChart(plotter.Values(b.y), width)
 		if err != nil {
 			return figure{}, err
 		}
 		bc.Color = colour(i + 1)
 		bc.LineStyle.Width = 0
-		bc.Offset = vg.Points(10 * (float64(i) - float64(len(s.bars)-1)/2))
+		bc.Offset = width * vg.Length(float64(i)-float64(len(s.bars)-1)/2)
 		p.Add(bc)
-		p.Legend.Add(b.label, bc)
+		if len(s.lines)+len(s.bars) > 1 {
+			p.Legend.Add(b.label, bc)
+		}
 	}
 	if s.names != nil {
 		p.NominalX(s.names...)
@@ -130,7 +181,11 @@ func render(s figSpec) (figure, error) {
 		}
 	}
 	if s.timeX {
-		p.X.Tick.Marker = plot.TimeTicks{Format: "2006-01-02"}
+		p.X.Tick.Marker = plot.TickerFunc(monthTicks)
+	}
+	if s.xStep > 0 {
+		step := s.xStep
+		p.X.Tick.Marker = plot.TickerFunc(func(lo, hi float64) []plot.Tick { return stepTicks(lo, hi, step) })
 	}
 	if s.logX {
 		p.X.Scale = plot.LogScale{}
@@ -144,6 +199,9 @@ func render(s figSpec) (figure, error) {
 	}
 	pad(&p.X)
 	pad(&p.Y)
+	if s.names != nil { // whole bars at the ends
+		p.X.Min, p.X.Max = -0.5, float64(len(s.names))-0.5
+	}
 	if s.yMax != nil {
 		p.Y.Min, p.Y.Max = 0, *s.yMax
 		p.Legend.Top, p.Legend.Left = false, false
@@ -276,7 +334,7 @@ func (a *Analysis) figures() ([]figure, error) {
 			}
 		}
 		specs = append(specs, figSpec{name: "profile_hour", section: "utilisation", title: "Utilisation by hour of day",
-			caption: "Mean utilisation of each hour of the day in " + a.Zone + ".", xLabel: "hour of day", yLabel: "utilisation",
+			caption: "Mean utilisation of each hour of the day in " + a.Zone + ".", xLabel: "hour of day", yLabel: "utilisation", xStep: 3,
 			lines: []series{{label: "utilisation", x: hx, y: hu}}})
 	}
 	if !absent("queue") && len(a.Queue) > 0 {

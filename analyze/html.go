@@ -245,7 +245,7 @@ var tables = template.Must(template.New("tables").Funcs(htmlpage.Funcs()).Funcs(
 <tr><th>jobs in chain</th><th>chains</th></tr>
 {{range .Lengths}}<tr><td>{{.Length}}</td><td>{{i64 .Chains}}</td></tr>
 {{end}}</table></div>
-{{end}}{{if .TopChains}}<div class="wide"><table><caption>The {{len .TopChains}} most interrupted chains</caption>
+{{end}}{{if .TopChains}}<div class="wide"><table class="nowrap"><caption>The {{len .TopChains}} most interrupted chains</caption>
 <tr><th>chain</th><th>user</th><th>name</th><th>nodes</th><th>limit (h)</th><th>jobs</th><th>first start (UTC)</th><th>interrupted links</th><th>overlapping</th><th>submitted before end</th><th>interruption (h)</th><th>overlap (h)</th><th>h per chain-month</th><th>replayed</th><th>reactive (h)</th><th>oracle (h)</th></tr>
 {{range .TopChains}}<tr><td>{{.Chain}}</td><td>{{.User}}</td><td>{{.JobName}}</td><td>{{.Nodes}}</td><td>{{hrs .TimelimitSec}}</td><td>{{.Jobs}}</td><td>{{utc .FirstStart}}</td><td>{{.Interrupted}}</td><td>{{.Overlapping}}</td><td>{{.Before}}</td><td>{{h .InterruptH}}</td><td>{{h .OverlapH}}</td><td>{{f2 .InterruptPCM}}</td><td>{{.Replayed}}</td>{{if .Replayed}}<td>{{h .ReactiveInterruptH}}</td><td>{{h .OracleInterruptH}}</td>{{else}}<td></td><td></td>{{end}}</tr>
 {{end}}</table></div>

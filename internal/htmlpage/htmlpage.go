@@ -85,6 +85,7 @@ figcaption { font-size: 0.9rem; color: #444; max-width: 60rem; }
 .note { color: #a50; }
 tr.over td { color: #a50; }
 div.wide { overflow-x: auto; max-width: 100%; }
+table.nowrap td { white-space: nowrap; }
 div.wide > table { margin-top: 0.2rem; }
 tr.chosen td { background: #fff3c4; font-weight: bold; }
 .answer { border: 2px solid #0072B2; border-radius: 4px; padding: 0.2rem 1rem 0.5rem; margin-bottom: 1rem; }
