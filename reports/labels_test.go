@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/mirage-hpc/mirage/evaluate"
 )
 
 // TestNewLabels: models are labelled by their directory's base name; two
@@ -84,5 +86,32 @@ func TestReadableSeconds(t *testing.T) {
 	got := readableSeconds("3 time-blocked folds (gap 604800 s), 7200 s, 90 s, 45 s")
 	if want := "3 time-blocked folds (gap 7 d), 2 h, 90 s, 45 s"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestNextStep(t *testing.T) {
+	for _, c := range []struct{ policy, command string }{
+		{"forest:stages/train-forest-1/forest", "mirage advise --model stages/train-forest-1/forest --job P_JOBID"},
+		{"slurm-estimate:m/estimate", "mirage advise --model m/estimate --job P_JOBID"},
+		{"reactive", "sbatch --dependency=afterany:P_JOBID Q.sbatch"},
+		{"avg", ""},
+	} {
+		n := nextStep(c.policy)
+		if n.Command != c.command || n.Text == "" {
+			t.Errorf("%s: %+v, want command %q and a text", c.policy, n, c.command)
+		}
+	}
+}
+
+func TestMeanRunH(t *testing.T) {
+	rows := []evaluate.Row{
+		{Policy: "reactive", ChainNodes: 1, Window: 0, PStart: 0, PEnd: 7200},
+		{Policy: "oracle", ChainNodes: 1, Window: 0, PStart: 0, PEnd: 7200},
+		{Policy: "reactive", ChainNodes: 1, Window: 1, PStart: 0, PEnd: 14400},
+		{Policy: "reactive", ChainNodes: 4, Window: 0, PStart: 100, PEnd: 100 + 36000},
+	}
+	got := meanRunH(rows)
+	if got[1] != 3 || got[4] != 10 {
+		t.Errorf("mean run %v, want 3 h at 1 node and 10 h at 4", got)
 	}
 }
