@@ -7,3 +7,6 @@ func SetBeforeFile(f func(name string) error) (restore func()) {
 	beforeFile = f
 	return func() { beforeFile = prev }
 }
+
+// PartialMonths is partialMonths, for tests.
+var PartialMonths = partialMonths

@@ -2,15 +2,21 @@ package analyze
 
 import (
 	"bytes"
+	"fmt"
 	"image/color"
 	"math"
 	"strconv"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/mirage-hpc/mirage/internal/plotticks"
 )
 
 // palette is Okabe and Ito's colour-blind-safe palette (black first).
@@ -50,24 +56,77 @@ type figSpec struct {
 	bars                                          []series // nominal x: names
 	names                                         []string
 	timeX, logX                                   bool
+	// logHours draws x (hours) on a log axis with time ticks (1 min, 1 h,
+	// 1 day, …) from 1 min; yMax, when set, fixes the y axis' top (a CDF's
+	// 1) and puts the legend at the bottom right.
+	logHours bool
+	yMax     *float64
+	// xStep, when > 0, labels x every xStep (hours of the day: 3).
+	xStep float64
+}
+
+// monthTicks labels a time axis (Unix seconds) at the first of each
+// month (UTC), "2006-01", every 1, 2, 3, 6 or 12 months so that at most
+// 12 are labelled, with an unlabelled tick at the months between.
+func monthTicks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return nil
+	}
+	t := time.Unix(int64(lo), 0).UTC()
+	m := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	if m.Unix() < int64(math.Ceil(lo)) {
+		m = m.AddDate(0, 1, 0)
+	}
+	n := int((hi-lo)/(30.44*86400)) + 1
+	every := 12
+	for _, e := range []int{1, 2, 3, 6, 12} {
+		if n/e <= 12 {
+			every = e
+			break
+		}
+	}
+	var out []plot.Tick
+	for ; float64(m.Unix()) <= hi; m = m.AddDate(0, 1, 0) {
+		tk := plot.Tick{Value: float64(m.Unix())}
+		if (int(m.Month())-1)%every == 0 {
+			tk.Label = m.Format("2006-01")
+		}
+		out = append(out, tk)
+	}
+	return out
+}
+
+// stepTicks labels [lo, hi] at the multiples of step.
+func stepTicks(lo, hi, step float64) []plot.Tick {
+	var out []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+	}
+	return out
 }
 
 // newPlot returns a plot in the page's style: sans-serif, grid, legend
 // at the top.
 func newPlot(s *figSpec) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = s.title
+	// no title inside the figure: the caption under it has it, as in the
+	// report
 	p.X.Label.Text, p.Y.Label.Text = s.xLabel, s.yLabel
-	for _, ts := range []*draw.TextStyle{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle,
-		&p.X.Tick.Label, &p.Y.Tick.Label, &p.Legend.TextStyle} {
-		ts.Font = font.From(sans, ts.Font.Size)
+	// the report's sizes: 10 pt titles, 9 pt ticks and legend
+	for _, ts := range []*draw.TextStyle{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle} {
+		ts.Font = font.From(sans, 10)
 	}
+	for _, ts := range []*draw.TextStyle{&p.X.Tick.Label, &p.Y.Tick.Label, &p.Legend.TextStyle} {
+		ts.Font = font.From(sans, 9)
+	}
+	p.X.Label.Padding, p.Y.Label.Padding = vg.Points(5), vg.Points(5)
+	p.X.Tick.Marker, p.Y.Tick.Marker = plotticks.Tidy{}, plotticks.Tidy{}
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	return p
 }
 
-// render draws s as PNG and SVG, 22 × 10 cm.
+// render draws s as PNG and SVG at the report's figure size.
 func render(s figSpec) (figure, error) {
 	p := newPlot(&s)
 	for i, l := range s.lines {
@@ -76,6 +135,9 @@ func render(s figSpec) (figure, error) {
 			x := l.x[k]
 			if s.logX {
 				x = math.Max(x, 1)
+			}
+			if s.logHours {
+				x = math.Max(x, minLogHours)
 			}
 			xys = append(xys, plotter.XY{X: x, Y: l.y[k]})
 		}
@@ -91,18 +153,25 @@ func render(s figSpec) (figure, error) {
 		ln.Width = vg.Points(1.5)
 		ln.Dashes = dashes(i)
 		p.Add(ln)
-		p.Legend.Add(l.label, ln)
+		if len(s.lines)+len(s.bars) > 1 { // one series needs no legend
+			p.Legend.Add(l.label, ln)
+		}
 	}
 	for i, b := range s.bars {
-		bc, err := plotter.NewBarChart(plotter.Values(b.y), vg.Points(10))
+		// bars fill 70 % of each category's slot, shared by the series
+		slot := 0.85 * figureWidth / vg.Length(max(len(b.y), 1))
+		width := min(max(0.7*slot/vg.Length(len(s.bars)), vg.Points(4)), vg.Points(60))
+		bc, err := plotter.NewBarChart(plotter.Values(b.y), width)
 		if err != nil {
 			return figure{}, err
 		}
 		bc.Color = colour(i + 1)
 		bc.LineStyle.Width = 0
-		bc.Offset = vg.Points(10 * (float64(i) - float64(len(s.bars)-1)/2))
+		bc.Offset = width * vg.Length(float64(i)-float64(len(s.bars)-1)/2)
 		p.Add(bc)
-		p.Legend.Add(b.label, bc)
+		if len(s.lines)+len(s.bars) > 1 {
+			p.Legend.Add(b.label, bc)
+		}
 	}
 	if s.names != nil {
 		p.NominalX(s.names...)
@@ -112,15 +181,34 @@ func render(s figSpec) (figure, error) {
 		}
 	}
 	if s.timeX {
-		p.X.Tick.Marker = plot.TimeTicks{Format: "2006-01-02"}
+		p.X.Tick.Marker = plot.TickerFunc(monthTicks)
+	}
+	if s.xStep > 0 {
+		step := s.xStep
+		p.X.Tick.Marker = plot.TickerFunc(func(lo, hi float64) []plot.Tick { return stepTicks(lo, hi, step) })
 	}
 	if s.logX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
+	if s.logHours {
+		p.X.Min = math.Max(p.X.Min, minLogHours)
+		p.X.Max = math.Max(p.X.Max, p.X.Min*10)
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.TickerFunc(plotticks.LogHours)
+	}
 	pad(&p.X)
 	pad(&p.Y)
-	p.Y.Max += 0.2 * (p.Y.Max - p.Y.Min) // headroom for the legend
+	if s.names != nil { // whole bars at the ends
+		p.X.Min, p.X.Max = -0.5, float64(len(s.names))-0.5
+	}
+	if s.yMax != nil {
+		p.Y.Min, p.Y.Max = 0, *s.yMax
+		p.Legend.Top, p.Legend.Left = false, false
+		p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), vg.Points(6)
+	} else {
+		p.Y.Max += 0.2 * (p.Y.Max - p.Y.Min) // headroom for the legend
+	}
 	f := figure{name: s.name, title: s.title, caption: s.caption, section: s.section}
 	var err error
 	if f.png, err = encode(p, "png"); err != nil {
@@ -177,10 +265,29 @@ func pad(a *plot.Axis) {
 	}
 }
 
+// Figure geometry, the report's: 10 × 4.4 inches shown at 96 CSS pixels
+// per inch, PNG drawn at 2× for high-density screens.
+const (
+	figureWidth  = 10 * vg.Inch
+	figureHeight = 4.4 * vg.Inch
+	pngDPI       = 192
+	// FigureWidthPx is the width the page shows figures at, CSS pixels.
+	FigureWidthPx = 960
+)
+
+// minLogHours is the least value a log hours axis shows: 1 minute.
+const minLogHours = 1.0 / 60
+
 func encode(p *plot.Plot, format string) ([]byte, error) {
-	c, err := draw.NewFormattedCanvas(22*vg.Centimeter, 10*vg.Centimeter, format)
-	if err != nil {
-		return nil, err
+	var c vg.CanvasWriterTo
+	switch format {
+	case "png":
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(figureWidth, figureHeight), vgimg.UseDPI(pngDPI),
+			vgimg.UseBackgroundColor(color.White))}
+	case "svg":
+		c = vgsvg.New(figureWidth, figureHeight)
+	default:
+		return nil, fmt.Errorf("unknown figure format %q", format)
 	}
 	p.Draw(draw.New(c))
 	var buf bytes.Buffer
@@ -197,7 +304,11 @@ func (a *Analysis) figures() ([]figure, error) {
 	if len(a.Months) > 0 {
 		var names []string
 		var nh []float64
+		drop := partialMonths(a.Months)
 		for _, m := range a.Months {
+			if drop[m.Month] {
+				continue
+			}
 			names = append(names, m.Month)
 			nh = append(nh, m.NodeHours)
 		}
@@ -223,7 +334,7 @@ func (a *Analysis) figures() ([]figure, error) {
 			}
 		}
 		specs = append(specs, figSpec{name: "profile_hour", section: "utilisation", title: "Utilisation by hour of day",
-			caption: "Mean utilisation of each hour of the day in " + a.Zone + ".", xLabel: "hour of day", yLabel: "utilisation",
+			caption: "Mean utilisation of each hour of the day in " + a.Zone + ".", xLabel: "hour of day", yLabel: "utilisation", xStep: 3,
 			lines: []series{{label: "utilisation", x: hx, y: hu}}})
 	}
 	if !absent("queue") && len(a.Queue) > 0 {
@@ -233,10 +344,13 @@ func (a *Analysis) figures() ([]figure, error) {
 			pj = append(pj, q.PendingJobsMean)
 			bl = append(bl, q.BacklogFullMachineHrs)
 		}
-		specs = append(specs, figSpec{name: "queue", section: "queue", title: "Queue depth",
-			caption: "Hourly means: pending jobs, and the backlog in hours of full-machine work (pending nodes × time limit / capacity).",
-			yLabel:  "jobs / hours", timeX: true,
-			lines: []series{{label: "pending jobs", x: x, y: pj}, {label: "backlog (full-machine hours)", x: x, y: bl}}})
+		specs = append(specs, figSpec{name: "queue", section: "queue", title: "Pending jobs",
+			caption: "Hourly mean of the pending jobs.", yLabel: "pending jobs", timeX: true,
+			lines: []series{{label: "pending jobs", x: x, y: pj}}},
+			figSpec{name: "backlog", section: "queue", title: "Backlog",
+				caption: "Hourly mean of the backlog in hours of full-machine work (pending nodes × time limit / capacity).",
+				yLabel:  "backlog (full-machine hours)", timeX: true,
+				lines: []series{{label: "backlog", x: x, y: bl}}})
 	}
 	if !absent("waits") {
 		var ls []series
@@ -251,16 +365,17 @@ func (a *Analysis) figures() ([]figure, error) {
 				}
 				for _, c := range a.WaitCDF {
 					if c.GroupBy == g && c.Group == w.Group {
-						s.x = append(s.x, c.WaitSec)
+						s.x = append(s.x, c.WaitSec/3600)
 						s.y = append(s.y, c.Share)
 					}
 				}
 				ls = append(ls, s)
 			}
 		}
+		one := 1.0
 		specs = append(specs, figSpec{name: "wait_cdf", section: "waits", title: "Wait time CDF by node count",
-			caption: "Share of jobs that waited at most x seconds (log axis; waits under 1 s drawn at 1 s).",
-			xLabel:  "wait (s)", yLabel: "share of jobs", logX: true, lines: ls})
+			caption: "Share of jobs that waited at most x (log axis; waits under a minute drawn at 1 min).",
+			xLabel:  "wait = Start − Submit (log scale)", yLabel: "share of jobs", logHours: true, yMax: &one, lines: ls})
 	}
 	if !absent("runtime_limit") && len(a.RunLimit) > 0 {
 		var names []string
@@ -296,7 +411,11 @@ func (a *Analysis) figures() ([]figure, error) {
 	if !absent("fidelity") && len(a.Fidelity) > 1 {
 		var sp, w2 []float64
 		var names []string
+		drop := partialMonths(a.Months)
 		for _, f := range a.Fidelity[1:] {
+			if drop[f.Month] {
+				continue
+			}
 			names = append(names, f.Month)
 			sp = append(sp, f.Spearman)
 			w2 = append(w2, f.Within2x)

@@ -31,9 +31,15 @@ func TestAnalyze_Formats(t *testing.T) {
 		// Absent maps a section to a phrase of its absence message;
 		// Notes a section to a phrase of one of its notes.
 		Absent, Notes map[string]string
+		// NotOnPage are phrases the page must not say.
+		NotOnPage []string
 	}{
 		{Name: "SWF", Input: "../ingest/testdata/swf/small.swf",
-			Notes: map[string]string{"volume": "no job has an account", "chains": "No job has a name"}},
+			// the header's MaxNodes is the capacity; chains are not matched by
+			// account, which the trace lacks
+			Notes: map[string]string{"volume": "no job has an account", "chains": "No job has a name or an account",
+				"utilisation": "Capacity: 100 nodes, from the trace's header (MaxNodes)"},
+			NotOnPage: []string{"inferred (the trace has no node count)", "matched by account"}},
 		{Name: "Mirage", Input: "../ingest/testdata/mirage/basic.txt",
 			Notes: map[string]string{"waits": "no job has a QOS"}},
 		{Name: "SacctParsable2", Input: "../ingest/testdata/sacct/p2_full.txt"},
@@ -63,6 +69,11 @@ func TestAnalyze_Formats(t *testing.T) {
 			page, err := os.ReadFile(filepath.Join(dir, analyze.Page))
 			if err != nil {
 				t.Fatal(err)
+			}
+			for _, phrase := range tt.NotOnPage {
+				if strings.Contains(string(page), phrase) {
+					t.Errorf("page says %q", phrase)
+				}
 			}
 			for _, s := range a.Sections {
 				if s.Absent != "" && !strings.Contains(string(page), "Absent: "+s.Absent) {

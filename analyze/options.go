@@ -85,8 +85,18 @@ type Options struct {
 	// Progress, when not nil, is called during the streaming pass with
 	// the rows read so far and the total.
 	Progress func(done, total int64)
+	// Version is mirage's version, stated in the page's footer with the
+	// trace's dates (never the time of writing); "" states none.
+	Version string
+	// ReportHref, when set, is a link (relative to the analysis
+	// directory, or absolute) back to the evaluation report; without it
+	// the page links back in the browser's history.
+	ReportHref string
 	// Logger receives progress lines; nil discards them.
 	Logger *slog.Logger
+	// nodesFromHeader is set when Nodes came from the trace (an SWF
+	// header's MaxNodes, as ingest recorded it), not the caller.
+	nodesFromHeader bool
 }
 
 // DefaultOptions returns the documented defaults.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"sync"
 	"time"
@@ -27,6 +28,9 @@ type Section struct {
 // Analysis is everything Analyze computes; Write writes it. Every slice
 // is in a deterministic order (documented per table in README.md).
 type Analysis struct {
+	// version and backHref are Options.Version and ReportHref, for the
+	// page.
+	version, backHref string
 	// Trace is the trace file's base name: not the path as the caller
 	// spelled it, so the outputs do not depend on where the trace is.
 	Trace  string `json:"trace"`
@@ -169,11 +173,12 @@ func Analyze(ctx context.Context, path string, opts Options) (*Analysis, error) 
 		return nil, fmt.Errorf("analyze: %w", err)
 	}
 	defer r.Close()
-	a := &Analysis{Trace: filepath.Base(path), Jobs: r.NumRows(), CapacitySource: "inferred"}
-	loc := zoneOf(r, &opts, a)
+	a := &Analysis{Trace: filepath.Base(path), Jobs: r.NumRows(), CapacitySource: "inferred",
+		version: opts.Version, backHref: opts.ReportHref}
 	if opts.Nodes > 0 {
 		a.CapacitySource = "given"
 	}
+	loc := zoneOf(r, &opts, a)
 	acc := newAccumulators(&opts, loc)
 	err = readBatches(ctx, r, func(batch []trace.Job) {
 		for i := range batch {
@@ -289,11 +294,27 @@ func zoneOf(r *trace.Reader, o *Options, a *Analysis) *time.Location {
 	var meta struct {
 		Format string `json:"format"`
 		TZ     string `json:"tz"`
+		Inputs []struct {
+			MaxNodes int64 `json:"max_nodes"`
+		} `json:"inputs"`
 	}
 	if v, ok := r.Metadata(ingest.MetaIngest); ok {
 		_ = json.Unmarshal([]byte(v), &meta) // a trace without it is fine
 	}
 	a.Format = meta.Format
+	// the node count an SWF header gave, when every input gave the same
+	var header int64
+	for i, in := range meta.Inputs {
+		if in.MaxNodes <= 0 || i > 0 && in.MaxNodes != header {
+			header = 0
+			break
+		}
+		header = in.MaxNodes
+	}
+	if o.Nodes == 0 && header > 0 && header <= math.MaxInt32 {
+		o.Nodes, a.CapacitySource = int(header), "trace header"
+		o.nodesFromHeader = true
+	}
 	loc := o.Location
 	if loc == nil && meta.TZ != "" {
 		if l, err := time.LoadLocation(meta.TZ); err == nil {

@@ -19,9 +19,12 @@ func sections(a *Analysis, o *Options, c columns, skipped int64, replayWhy strin
 		vol.Notes = append(vol.Notes, "Users: absent, no job has a user name or UID.")
 	}
 	util := Section{ID: "utilisation", Title: "Utilisation", Absent: noStart}
-	if o.Nodes > 0 {
+	switch {
+	case o.nodesFromHeader:
+		util.Notes = append(util.Notes, fmt.Sprintf("Capacity: %d nodes, from the trace's header (MaxNodes).", o.Nodes))
+	case o.Nodes > 0:
 		util.Notes = append(util.Notes, fmt.Sprintf("Capacity: %d nodes, as given.", o.Nodes))
-	} else {
+	default:
 		util.Notes = append(util.Notes, fmt.Sprintf("Capacity: inferred (the trace has no node count): each UTC day's capacity is the most nodes busy at once within %d days either side, so utilisation is an upper bound where the cluster was never full.", o.CapacitySmoothDays))
 	}
 	if c.startUnknown > 0 {
@@ -55,7 +58,11 @@ func sections(a *Analysis, o *Options, c columns, skipped int64, replayWhy strin
 		ch.Absent = noStart
 	}
 	if c.name == 0 && ch.Absent == "" {
-		ch.Notes = append(ch.Notes, "No job has a name: chains are matched by account and shape only.")
+		if c.account == 0 {
+			ch.Notes = append(ch.Notes, "No job has a name or an account: chains are matched by user and shape (node count and limit) only.")
+		} else {
+			ch.Notes = append(ch.Notes, "No job has a name: chains are matched by account and shape only.")
+		}
 	}
 	if replayWhy != "" && ch.Absent == "" {
 		ch.Notes = append(ch.Notes, "Reactive and oracle replays: absent, "+replayWhy+".")

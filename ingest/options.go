@@ -132,6 +132,10 @@ type InputSummary struct {
 	Quarantined int64  `json:"quarantined"`
 	StepsFolded int64  `json:"steps_folded"`
 	Repaired    int64  `json:"repaired"`
+	// MaxNodes is the cluster's node count an SWF header gives (MaxNodes,
+	// when MaxProcs/MaxNodes gave the cores per node); 0 when none. The
+	// trace's metadata records it (max_nodes), the summary does not.
+	MaxNodes int64 `json:"-"`
 	// Notes are remarks about the input as a whole (e.g. a count line that
 	// disagrees with the rows), sorted as found.
 	Notes []string `json:"notes,omitempty"`

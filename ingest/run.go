@@ -323,6 +323,7 @@ func ingestMetadata(sum *Summary, cluster string) string {
 		SHA256      string `json:"sha256"`
 		Format      string `json:"format"`
 		Compression string `json:"compression"`
+		MaxNodes    int64  `json:"max_nodes,omitempty"`
 	}
 	m := struct {
 		Format  string  `json:"format"`
@@ -331,7 +332,7 @@ func ingestMetadata(sum *Summary, cluster string) string {
 		Inputs  []input `json:"inputs"`
 	}{Format: sum.Format, TZ: sum.TimeZone, Cluster: cluster}
 	for _, in := range sum.Inputs {
-		m.Inputs = append(m.Inputs, input{in.Name, in.SHA256, in.Format, in.Compression})
+		m.Inputs = append(m.Inputs, input{in.Name, in.SHA256, in.Format, in.Compression, in.MaxNodes})
 	}
 	b, _ := json.Marshal(m)
 	return string(b)

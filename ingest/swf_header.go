@@ -113,6 +113,7 @@ func (s *swfReader) cores() {
 	if s.maxNodes > 0 && s.maxProcs > 0 {
 		if s.maxProcs%s.maxNodes == 0 {
 			s.cpn = s.maxProcs / s.maxNodes
+			s.c.in.MaxNodes = s.maxNodes
 			return
 		}
 		s.c.note(fmt.Sprintf("MaxProcs %d is not a multiple of MaxNodes %d: cores per node unknown from the header", s.maxProcs, s.maxNodes))

@@ -37,7 +37,7 @@ func analyzeStage(s *Study, traceKey string, o RunOptions) stage {
 		Replay      analyze.ReplayOptions
 	}{opts.Nodes, opts.Replay.Profile, spec, opts.Chains, opts.Replay}, inputs: []string{traceKey},
 		run: func(ctx context.Context, dir string) error {
-			opts.Logger = o.Logger
+			opts.Logger, opts.Version = o.Logger, o.Version
 			_, err := analyze.Run(ctx, o.Trace, dir, opts)
 			return err
 		}}

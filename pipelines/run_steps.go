@@ -206,7 +206,7 @@ func (r *pipelineRun) report(ctx context.Context, c checked, ev StageResult, tra
 			}
 			return renderReport(ctx, ev.Dir, dir, reportOptions{trace: o.Trace, predictions: predictions, dqn: dqns, analysis: analysisPage,
 				study: s.Name, budgetH: time.Duration(s.Budget.Overlap).Hours(), decision: time.Duration(s.Grid.Decision),
-				fidelity: fid, fidelitySummary: &sum,
+				fidelity: fid, fidelitySummary: &sum, version: o.Version,
 				grounds: reports.Grounds{MinSpearman: s.Grounds.MinSpearman, NegligibleH: time.Duration(s.Grounds.Negligible).Hours(),
 					MaxChainRatio: s.Grounds.MaxChainRatio,
 					Calibrated:    r.calibratedProfile}}, o.Logger)

@@ -183,6 +183,8 @@ type reportOptions struct {
 	// fidelitySummary, when not nil, is written beside the report
 	// (FidelityFile).
 	fidelitySummary *replay.Summary
+	// version is mirage's, stated in the report's footer.
+	version string
 }
 
 // predictionsNote is the caption note of the predicted-vs-actual figure.
@@ -192,7 +194,7 @@ func renderReport(ctx context.Context, evalDir, dir string, ro reportOptions, lo
 	opts := reports.DefaultOptions()
 	opts.Logger, opts.Trace, opts.Predictions, opts.DQN = log, ro.trace, ro.predictions, ro.dqn
 	opts.Study, opts.OverlapBudgetH, opts.Decision = ro.study, ro.budgetH, ro.decision
-	opts.Fidelity, opts.Grounds = ro.fidelity, ro.grounds
+	opts.Fidelity, opts.Grounds, opts.Version = ro.fidelity, ro.grounds, ro.version
 	if ro.analysis != "" {
 		rel, err := filepath.Rel(dir, ro.analysis)
 		if err != nil {

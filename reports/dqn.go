@@ -193,21 +193,34 @@ func DQNFigure(m *DQNModel) Figure {
 		s.X, s.Y = movingMean(ep, y, DQNWindow)
 		return s
 	}
-	mean := fmt.Sprintf("mean of last %d", DQNWindow)
+	// One legend entry per kind of line: the raw values are "per
+	// episode" and their moving means "mean of last N" in every panel.
+	perEp, mean := "per episode", fmt.Sprintf("mean of last %d episodes", DQNWindow)
 	ret := col(func(p dqn.CurvePoint) float64 { return p.Return })
-	f.Series = append(f.Series, raw("return per episode", 0, ret), smooth("return, "+mean, 0, ret))
-	parts := []string{fmt.Sprintf("Return per episode (grey) and its mean over the last %d episodes", DQNWindow)}
-	if v := raw("validation return", 0, col(func(p dqn.CurvePoint) float64 { return p.ValidReturn })); len(v.X) > 0 {
+	f.Series = append(f.Series, raw(perEp, 0, ret), smooth(mean, 0, ret))
+	parts := []string{fmt.Sprintf("Training return per episode (grey) and its mean over the last %d episodes", DQNWindow)}
+	if v := raw("validation return", 1, col(func(p dqn.CurvePoint) float64 { return p.ValidReturn })); len(v.X) > 0 {
+		// its own panel: a mean greedy return per held-out window is not
+		// on the scale of an episode's return
 		v.Kind, v.Faint, v.Style = "line", false, 5
+		f.Panels = append(f.Panels, Panel{XLabel: "episode", YLabel: "validation return (h)"})
 		f.Series = append(f.Series, v)
-		parts = append(parts, "the validation return (mean greedy return on the held-out windows) where validated")
+		if m.ValidReactive != nil && plottable(*m.ValidReactive) && len(v.X) > 0 {
+			f.Series = append(f.Series, Series{Label: "reactive (held-out)", Kind: "curve", Panel: 1, Style: 1,
+				X: []float64{v.X[0], v.X[len(v.X)-1]}, Y: []float64{round(*m.ValidReactive), round(*m.ValidReactive)}})
+		}
+		if m.ValidOracle != nil && plottable(*m.ValidOracle) && len(v.X) > 0 {
+			f.Series = append(f.Series, Series{Label: "oracle (held-out)", Kind: "curve", Panel: 1, Style: 13,
+				X: []float64{v.X[0], v.X[len(v.X)-1]}, Y: []float64{round(*m.ValidOracle), round(*m.ValidOracle)}})
+		}
+		parts = append(parts, "below, the validation return (mean greedy return on the held-out windows) where validated, beside the reactive policy's and the oracle's on the same windows when known")
 	}
-	what := strings.Join(parts, ", ")
+	what := strings.Join(parts, "; ")
 	loss := col(func(p dqn.CurvePoint) float64 { return p.Loss })
-	if l := raw("loss per episode", 1, loss); len(l.X) > 0 {
+	if l := raw(perEp, len(f.Panels), loss); len(l.X) > 0 {
+		f.Series = append(f.Series, l, smooth(mean, len(f.Panels), loss))
 		f.Panels = append(f.Panels, Panel{XLabel: "episode", YLabel: "loss"})
-		f.Series = append(f.Series, l, smooth("loss, "+mean, 1, loss))
-		what += "; below, the loss (per episode and its moving mean)"
+		what += "; then the loss (per episode and its moving mean)"
 	}
 	eps := col(func(p dqn.CurvePoint) float64 { return p.Epsilon })
 	if e := raw("ε", len(f.Panels), eps); len(e.X) > 0 {
@@ -215,6 +228,11 @@ func DQNFigure(m *DQNModel) Figure {
 		f.Panels = append(f.Panels, Panel{XLabel: "episode", YLabel: "ε"})
 		f.Series = append(f.Series, e)
 		what += "; then ε, the exploration rate"
+	}
+	if len(ep) > 1 { // one episode axis for every panel
+		for i := range f.Panels {
+			f.Panels[i].XMin, f.Panels[i].XMax = ptr(ep[0]), ptr(ep[len(ep)-1])
+		}
 	}
 	sum := plural(m.Episodes, "episode")
 	// The directory's name, never its path: the page does not depend on

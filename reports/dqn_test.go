@@ -84,19 +84,39 @@ func TestDQNFigure_Golden(t *testing.T) {
 	}
 	m.Dir = "m" // the golden file must not name the temporary directory
 	f := DQNFigure(&m)
-	if len(f.Panels) != 3 || f.Panels[2].YLabel != "ε" {
+	// one scale per axis: the validation return has its own panel
+	if len(f.Panels) != 4 || f.Panels[1].YLabel != "validation return (h)" || f.Panels[3].YLabel != "ε" {
 		t.Errorf("panels %+v", f.Panels)
 	}
-	kinds := map[string]string{}
+	kinds := map[string][]string{}
 	for _, s := range f.Series {
-		kinds[s.Label] = s.Kind + "/" + strconv.Itoa(s.Panel)
+		kinds[s.Label] = append(kinds[s.Label], s.Kind+"/"+strconv.Itoa(s.Panel))
 	}
-	want := map[string]string{"return per episode": "points/0", "return, mean of last 25": "curve/0",
-		"validation return": "line/0", "loss per episode": "points/1", "loss, mean of last 25": "curve/1", "ε": "curve/2"}
+	want := map[string]string{"per episode": "points/0 points/2", "mean of last 25 episodes": "curve/0 curve/2",
+		"validation return": "line/1", "ε": "curve/3"}
 	for k, v := range want {
-		if kinds[k] != v {
-			t.Errorf("series %q: %q, want %q", k, kinds[k], v)
+		if got := strings.Join(kinds[k], " "); got != v {
+			t.Errorf("series %q: %q, want %q", k, got, v)
 		}
+	}
+	// the legend: one entry per label, and no two entries drawn alike
+	ps, leg, _, err := buildPlots(&f)
+	if err != nil || len(ps) != 4 {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, e := range leg.entries {
+		if seen[e.label] {
+			t.Errorf("legend repeats %q", e.label)
+		}
+		seen[e.label] = true
+	}
+	if len(leg.entries) != 6 {
+		var ls []string
+		for _, e := range leg.entries {
+			ls = append(ls, e.label)
+		}
+		t.Errorf("legend %q, want per episode, mean, validation return, reactive, oracle, ε", ls)
 	}
 	for _, s := range []string{"30 episodes", "1234 decisions", "best validation return -4.25"} {
 		if !strings.Contains(f.Caption, s) {

@@ -19,7 +19,7 @@ type Series struct {
 	// Panel is the index into Figure.Panels of the panel the series is
 	// drawn in.
 	Panel int `json:"panel,omitempty"`
-	// Style picks the colour (Okabe–Ito, Style mod 7) and the dash pattern
+	// Style picks the colour (Okabe–Ito, then six of Paul Tol's; Style mod 13) and the dash pattern
 	// (Style mod 3) and glyph; the same policy has the same Style in every
 	// figure of a report.
 	Style int `json:"style"`
@@ -39,6 +39,11 @@ type Panel struct {
 	// XLogHours draws x (hours) on a log scale with time ticks (1 min,
 	// 1 h, 1 day, …).
 	XLogHours bool `json:"x_log_hours,omitempty"`
+	// XSymHours draws signed x (hours) on an asinh scale, linear within
+	// about ±1 h and logarithmic beyond, with ticks labelled at 0, ±1,
+	// ±6, ±24 and ±72 h: values near 0 stay apart when the range
+	// spans days.
+	XSymHours bool `json:"x_sym_hours,omitempty"`
 	// XMin, XMax, YMin and YMax fix the axis range (nil: from the data).
 	// Points beyond XMax or XMin are drawn at the edge with their value
 	// written beside them; step lines are cut at the edge.

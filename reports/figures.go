@@ -30,6 +30,8 @@ type figureInput struct {
 	budgetH float64
 	lambda  float64
 	boot    boot
+	// runH is the predecessor's mean run time per chain size (hours).
+	runH map[int]float64
 }
 
 // chainPanel returns the panel title of chain size n when there are
@@ -200,22 +202,25 @@ func rCDFFigure(in *figureInput) Figure {
 	f := Figure{Name: RCDFFigure, Title: "Signed r per load class", Cols: max(len(classes), 1)}
 	clipped := 0
 	total := 0
+	// one x range for every panel, from all the values drawn
+	var all []float64
+	for _, cw := range in.chains {
+		for _, p := range cdfPolicies(in, &cw) {
+			all = append(all, hours(cw.RSec[p], cw.subset(""), signedH)...)
+		}
+	}
+	lo, hi := rRange(all)
 	for _, cw := range in.chains {
 		pols := cdfPolicies(in, &cw)
 		for _, lc := range classes {
 			idx := cw.subset(lc)
 			panel := len(f.Panels)
-			var vals []float64
-			for _, p := range pols {
-				vals = append(vals, hours(cw.RSec[p], idx, signedH)...)
-			}
-			lo, hi := rRange(vals)
 			title := fmt.Sprintf("%s load · %d windows", lc, len(idx))
 			if len(in.chains) > 1 {
 				title = fmt.Sprintf("%d node(s) · %s · %d windows", cw.Nodes, lc, len(idx))
 			}
 			f.Panels = append(f.Panels, Panel{Title: title, XLabel: "r = Q.start − P.end (h)", YLabel: "share of windows",
-				XMin: ptr(lo), XMax: ptr(hi), YMin: ptr(0), YMax: ptr(1)})
+				XMin: ptr(lo), XMax: ptr(hi), YMin: ptr(0), YMax: ptr(1), XSymHours: true})
 			if len(idx) == 0 {
 				continue
 			}
@@ -237,7 +242,7 @@ func rCDFFigure(in *figureInput) Figure {
 	f.Caption = "Empirical CDF over the validation windows of r = Q.start − P.end in hours: right of 0 Q starts after P " +
 		"ends (interruption), left of 0 they overlap. Windows are split by load class, from the reactive policy's " +
 		"interruption: light ≤ 2 h, medium 2–12 h, heavy > 12 h (a class without windows has no column). A curve that reaches 1 at 0 never interrupts. " +
-		fmt.Sprintf("The x axes are cut at the 2nd and 98th percentiles (rounded to 6 h, at most ±72 h); %d of %d values lie beyond and are drawn at the edge.", clipped, total)
+		fmt.Sprintf("The panels share one x axis, on an asinh scale (linear within about ±1 h, logarithmic beyond), cut at the 2nd and 98th percentiles of all the values drawn (rounded to 6 h, at most ±72 h); %d of %d values lie beyond and are drawn at the edge.", clipped, total)
 	return f
 }
 

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/internal/atomicfile"
@@ -56,14 +57,14 @@ func writeReport(ctx context.Context, dir string, rep *Report, opts Options) err
 	if err := bodyTemplate.Execute(&body, pageData(rep, figs)); err != nil {
 		return fmt.Errorf("report.html: %w", err)
 	}
-	links := []htmlpage.Link{{Text: "Summary", Href: "#summary"}, {Text: "Tables", Href: "#tables"},
+	links := []htmlpage.Link{{Text: "Recommendation", Href: "#recommendation"}, {Text: "Study", Href: "#summary"}, {Text: "Tables", Href: "#tables"},
 		{Text: "Figures", Href: "#figures"}, {Text: "Key to labels", Href: "#key"}}
 	if opts.AnalysisHref != "" {
 		links = append(links, htmlpage.Link{Text: "Trace analysis", Href: opts.AnalysisHref})
 	}
 	var page bytes.Buffer
 	err := htmlpage.Render(&page, htmlpage.Page{Title: opts.Title, Subtitle: subtitle(rep.Study), Links: links,
-		Body: template.HTML(body.String()), Footer: "Written by mirage report; every figure is embedded in this page (SVG files beside it)."})
+		Body: template.HTML(body.String()), Footer: footer(rep.Study, opts.Version)})
 	if err != nil {
 		return err
 	}
@@ -107,12 +108,42 @@ func subtitle(st Study) string {
 	return s + fmt.Sprintf("%d validation windows per chain size, %s to %s", st.Windows, st.FirstWindow, st.LastWindow)
 }
 
+// footer is the page's last line: the version that wrote it and the
+// dates of its data (the page states no time of its own, so the same
+// inputs give the same page).
+func footer(st Study, version string) string {
+	s := "Written by mirage report"
+	if version != "" {
+		s = "Written by mirage " + version + " (mirage report)"
+	}
+	s += " from validation windows " + dateOf(st.FirstWindow) + " to " + dateOf(st.LastWindow)
+	if st.TraceFirst != "" {
+		s += " of a trace submitted " + st.TraceFirst + " to " + st.TraceLast
+	}
+	return s + "; every figure is embedded in this page (SVG files beside it)."
+}
+
+// dateOf returns the date of a "2006-01-02 15:04 UTC" time.
+func dateOf(t string) string {
+	d, _, _ := strings.Cut(t, " ")
+	return d
+}
+
 // htmlChain is one chain size's tables.
 type htmlChain struct {
 	Nodes int
-	All   []Stats
-	Loads []htmlLoad
-	Rec   Recommendation
+	// All are the policies at their operating points (and the
+	// recommendation), Sweeps the sweep variants, folded away on the page.
+	All    []Stats
+	Sweeps []Stats
+	Loads  []htmlLoad
+	Rec    Recommendation
+}
+
+// htmlRow is one row of a chain size's table.
+type htmlRow struct {
+	C htmlChain
+	S Stats
 }
 
 type htmlLoad struct {
@@ -162,16 +193,24 @@ func pageData(rep *Report, figs []template.HTML) htmlPage {
 	}
 	for _, r := range rep.Recommendations {
 		c := htmlChain{Nodes: r.Nodes, Rec: r}
+		main := func(s Stats) bool { return !evaluate.ParseName(s.Policy).Swept || s.Policy == r.Stats.Policy }
 		for _, s := range rep.Stats {
 			if s.Nodes == r.Nodes && s.Load == "" {
-				c.All = append(c.All, s)
+				if main(s) {
+					c.All = append(c.All, s)
+				} else {
+					c.Sweeps = append(c.Sweeps, s)
+				}
 			}
 		}
 		for _, lc := range evaluate.LoadClasses {
 			l := htmlLoad{Name: lc}
 			for _, s := range rep.Stats {
 				if s.Nodes == r.Nodes && s.Load == lc {
-					l.Stats, l.N = append(l.Stats, s), s.Windows
+					l.N = s.Windows
+					if main(s) {
+						l.Stats = append(l.Stats, s)
+					}
 				}
 			}
 			if len(l.Stats) > 0 {
@@ -214,6 +253,7 @@ var bodyTemplate = template.Must(template.New("body").Funcs(htmlpage.Funcs()).Fu
 	},
 	"utc":  utcTime,
 	"join": joinInts,
+	"row":  func(c htmlChain, s Stats) htmlRow { return htmlRow{C: c, S: s} },
 }).Parse(bodyHTML))
 
 //go:embed body.html.tmpl

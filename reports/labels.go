@@ -93,9 +93,9 @@ func NewLabels(policies []string) *Labels {
 		case n.Family == evaluate.OracleName:
 			l.style[n.Family] = 0
 		case n.IsOracle():
-			l.style[n.Family] = len(okabeIto) // black again, another glyph and dashes
+			l.style[n.Family] = len(palette) // black again, another glyph and dashes
 		default:
-			if next%len(okabeIto) == 0 {
+			if next%len(palette) == 0 {
 				next++ // black is the oracles'
 			}
 			l.style[n.Family] = next

@@ -363,7 +363,7 @@ func CVFrontierFigure(m *ModelDir) Figure {
 	f.Caption = fmt.Sprintf("Pareto frontier of the rule parameter %s (%s) replayed on the training windows "+
 		"(%s): the greatest interruption reduction at each mean overlap; the chosen point, the greatest reduction "+
 		"within the overlap budget of %s h (vertical line; over budget: none met it and the least overlap was chosen), is marked; "+
-		"drawn up to %s h of mean overlap", op.Param, op.Rule, op.Source,
+		"drawn up to %s h of mean overlap", op.Param, op.Rule, readableSeconds(op.Source),
 		strconv.FormatFloat(op.BudgetH, 'g', -1, 64), strconv.FormatFloat(frontierMaxH(op.BudgetH), 'g', -1, 64))
 	if len(keys) > 1 {
 		f.Caption += "; one panel per chain size"

@@ -6,8 +6,8 @@ import (
 	"image/color"
 	"math"
 	"strconv"
-	"strings"
 
+	"github.com/mirage-hpc/mirage/internal/plotticks"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -39,10 +39,19 @@ var guide = color.NRGBA{R: 120, G: 120, B: 120, A: 255}
 // faint is the colour of Series.Faint points.
 var faint = color.NRGBA{R: 110, G: 110, B: 110, A: 70}
 
-func styleColor(s int) color.Color  { return okabeIto[s%len(okabeIto)] }
+// palette is okabeIto followed by six more colours (brown, and Paul
+// Tol's indigo, olive, wine, teal and rose), ordered so that style s + 7
+// looks unlike style s, so that up to 12 policies besides the oracles
+// have a colour each.
+var palette = append(append([]color.NRGBA{}, okabeIto...),
+	color.NRGBA{140, 86, 75, 255}, color.NRGBA{51, 34, 136, 255}, color.NRGBA{153, 153, 51, 255},
+	color.NRGBA{136, 34, 85, 255}, color.NRGBA{68, 170, 153, 255}, color.NRGBA{204, 102, 119, 255})
+
+func styleColor(s int) color.Color  { return palette[s%len(palette)] }
 func styleDashes(s int) []vg.Length { return dashes[s%len(dashes)] }
 func styleGlyph(s int) draw.GlyphDrawer {
-	return glyphs[(s+s/len(okabeIto))%len(glyphs)]
+	g := s % len(palette)
+	return glyphs[(g+g/len(okabeIto)+s/len(palette))%len(glyphs)]
 }
 
 // sans is the figures' typeface: Liberation Sans, vendored with gonum.
@@ -71,30 +80,15 @@ func newPlot(pn Panel) *plot.Plot {
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font = font.From(sans, 10)
 		a.Tick.Label.Font = font.From(sans, 9)
+		a.Label.Padding = vg.Points(5) // the title's box clear of the tick labels'
 	}
 	p.X.Tick.Marker, p.Y.Tick.Marker = tidyTicks{}, tidyTicks{}
 	p.Add(plotter.NewGrid())
 	return p
 }
 
-// tidyTicks are gonum's default ticks with trailing zeros dropped from
-// their labels ("25.00" → "25", "0.50" → "0.5").
-type tidyTicks struct{}
-
-func (tidyTicks) Ticks(lo, hi float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(lo, hi)
-	for i := range ts {
-		l := ts[i].Label
-		if strings.Contains(l, ".") && !strings.ContainsAny(l, "eE") {
-			l = strings.TrimRight(strings.TrimRight(l, "0"), ".")
-			if l == "-0" {
-				l = "0"
-			}
-			ts[i].Label = l
-		}
-	}
-	return ts
-}
+// tidyTicks are plotticks.Tidy: 5 to 10 labelled round values.
+type tidyTicks = plotticks.Tidy
 
 // legend collects one entry per label, in first-seen order.
 type legend struct {
@@ -118,31 +112,37 @@ func (l *legend) add(label string, thumbs ...plot.Thumbnailer) {
 	l.entries = append(l.entries, legendEntry{label, thumbs})
 }
 
-// buildPlots returns one plot per panel and the shared legend.
-func buildPlots(f *Figure) ([]*plot.Plot, *legend, error) {
+// buildPlots returns one plot per panel, the shared legend and each
+// panel's point labels (drawn last, laid out apart).
+func buildPlots(f *Figure) ([]*plot.Plot, *legend, []*labelLayer, error) {
 	if len(f.Panels) == 0 {
-		return nil, nil, fmt.Errorf("figure %s: no panels", f.Name)
+		return nil, nil, nil, fmt.Errorf("figure %s: no panels", f.Name)
 	}
 	var leg legend
 	ps := make([]*plot.Plot, len(f.Panels))
+	layers := make([]*labelLayer, len(f.Panels))
 	for i, pn := range f.Panels {
 		ps[i] = newPlot(pn)
+		layers[i] = &labelLayer{}
 	}
 	for _, s := range f.Series {
 		if s.Panel < 0 || s.Panel >= len(f.Panels) {
-			return nil, nil, fmt.Errorf("series %q: panel %d of %d", s.Label, s.Panel, len(f.Panels))
+			return nil, nil, nil, fmt.Errorf("series %q: panel %d of %d", s.Label, s.Panel, len(f.Panels))
 		}
 		if len(s.Y) != len(s.X) || (s.Kind == "whiskers" && (len(s.Lo) != len(s.X) || len(s.Hi) != len(s.X))) {
-			return nil, nil, fmt.Errorf("series %q: %d x, %d y, %d lo, %d hi", s.Label, len(s.X), len(s.Y), len(s.Lo), len(s.Hi))
+			return nil, nil, nil, fmt.Errorf("series %q: %d x, %d y, %d lo, %d hi", s.Label, len(s.X), len(s.Y), len(s.Lo), len(s.Hi))
 		}
-		if err := addSeries(ps[s.Panel], f.Panels[s.Panel], s, &leg); err != nil {
-			return nil, nil, fmt.Errorf("series %q: %w", s.Label, err)
+		if err := addSeries(ps[s.Panel], f.Panels[s.Panel], s, &leg, layers[s.Panel]); err != nil {
+			return nil, nil, nil, fmt.Errorf("series %q: %w", s.Label, err)
 		}
 	}
 	for i, pn := range f.Panels {
+		if len(layers[i].labels) > 0 {
+			ps[i].Add(layers[i])
+		}
 		finishAxes(ps[i], pn)
 	}
-	return ps, &leg, nil
+	return ps, &leg, layers, nil
 }
 
 // clipX moves x into the panel's fixed x range; off reports whether it
@@ -157,8 +157,9 @@ func clipX(pn Panel, x float64) (float64, bool) {
 	return x, false
 }
 
-// addSeries draws s into p.
-func addSeries(p *plot.Plot, pn Panel, s Series, leg *legend) error {
+// addSeries draws s into p; its point labels, and its points as
+// obstacles to labels, go to labels.
+func addSeries(p *plot.Plot, pn Panel, s Series, leg *legend, labels *labelLayer) error {
 	xys := make(plotter.XYs, 0, len(s.X))
 	var offX, offY []float64
 	var offNames []string
@@ -277,44 +278,20 @@ func addSeries(p *plot.Plot, pn Panel, s Series, leg *legend) error {
 	default:
 		return fmt.Errorf("unknown series kind %q", s.Kind)
 	}
+	if !s.Faint && (s.Kind == "points" || s.Kind == "line" || s.Kind == "whiskers") {
+		labels.obstacles = append(labels.obstacles, xys...)
+	}
 	names := s.Names
 	if len(names) == len(s.X) && len(xys) == len(s.X) {
-		if err := addLabels(p, xys, names, 0); err != nil {
-			return err
+		for i, n := range names {
+			if n != "" {
+				labels.labels = append(labels.labels, pointLabel{x: xys[i].X, y: xys[i].Y, text: n})
+			}
 		}
 	}
-	if len(offX) > 0 {
-		off := make(plotter.XYs, len(offX))
-		for i := range offX {
-			off[i] = plotter.XY{X: offX[i], Y: offY[i]}
-		}
-		if err := addLabels(p, off, offNames, -1); err != nil {
-			return err
-		}
+	for i := range offX {
+		labels.labels = append(labels.labels, pointLabel{x: offX[i], y: offY[i], text: offNames[i], left: true})
 	}
-	return nil
-}
-
-// addLabels writes names beside xys: to the right (side 0) or, for
-// off-scale points at the right edge, to the left (side -1), below.
-func addLabels(p *plot.Plot, xys plotter.XYs, names []string, side int) error {
-	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: names})
-	if err != nil {
-		return err
-	}
-	for i := range l.TextStyle {
-		l.TextStyle[i].Font = font.From(sans, 8)
-		l.TextStyle[i].XAlign = draw.XLeft
-		if side < 0 {
-			l.TextStyle[i].XAlign = draw.XRight
-			l.TextStyle[i].YAlign = draw.YTop
-		}
-	}
-	l.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(2)}
-	if side < 0 {
-		l.Offset = vg.Point{X: vg.Points(-4), Y: vg.Points(-5)}
-	}
-	p.Add(l)
 	return nil
 }
 
@@ -339,6 +316,10 @@ func finishAxes(p *plot.Plot, pn Panel) {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.TickerFunc(timeTicks)
 	}
+	if pn.XSymHours {
+		p.X.Scale = asinhScale{}
+		p.X.Tick.Marker = plot.TickerFunc(symTicks)
+	}
 	if pn.Nominal != nil {
 		p.NominalX(pn.Nominal...)
 		p.X.Min, p.X.Max = -0.6, float64(len(pn.Nominal))-0.4
@@ -347,7 +328,7 @@ func finishAxes(p *plot.Plot, pn Panel) {
 		p.X.Tick.Label.XAlign = draw.XRight
 		p.X.Tick.Label.YAlign = draw.YCenter
 	}
-	if pn.Nominal == nil {
+	if pn.Nominal == nil && !pn.XSymHours {
 		pad(&p.X, pn.XMin == nil, pn.XMax == nil || pn.XLogHours)
 	}
 	pad(&p.Y, pn.YMin == nil, pn.YMax == nil)
@@ -376,17 +357,33 @@ func pad(a *plot.Axis, lo, hi bool) {
 // minLogHours is the least value a log time axis shows: 1 minute.
 const minLogHours = 1.0 / 60
 
-// timeTicks labels a log axis of hours at 1 min, 10 min, 1 h, 6 h, 1 day,
-// 1 week and 30 days (those within [lo, hi]).
-func timeTicks(lo, hi float64) []plot.Tick {
-	marks := []struct {
-		h     float64
-		label string
-	}{{1.0 / 60, "1 min"}, {10.0 / 60, "10 min"}, {1, "1 h"}, {6, "6 h"}, {24, "1 day"}, {168, "1 week"}, {720, "30 days"}}
+// timeTicks labels a log axis of hours at round times
+// (plotticks.LogHours).
+func timeTicks(lo, hi float64) []plot.Tick { return plotticks.LogHours(lo, hi) }
+
+// asinhScale maps hours x to asinh(x): linear near 0, logarithmic far
+// from it, for signed values.
+type asinhScale struct{}
+
+func (asinhScale) Normalize(lo, hi, x float64) float64 {
+	a, b := math.Asinh(lo), math.Asinh(hi)
+	if b == a {
+		return 0.5
+	}
+	return (math.Asinh(x) - a) / (b - a)
+}
+
+// symTicks labels a signed hours axis at 0, ±1, ±6, ±24 and ±72 h, with
+// unlabelled ticks at ±3, ±12 and ±48 h (those within [lo, hi]).
+func symTicks(lo, hi float64) []plot.Tick {
 	var out []plot.Tick
-	for _, m := range marks {
-		if m.h >= lo*(1-1e-9) && m.h <= hi*(1+1e-9) {
-			out = append(out, plot.Tick{Value: m.h, Label: m.label})
+	for _, h := range []float64{-72, -48, -24, -12, -6, -3, -1, 0, 1, 3, 6, 12, 24, 48, 72} {
+		if h >= lo-1e-9 && h <= hi+1e-9 {
+			t := plot.Tick{Value: h}
+			if a := math.Abs(h); a != 3 && a != 12 && a != 48 {
+				t.Label = strconv.FormatFloat(h, 'f', -1, 64)
+			}
+			out = append(out, t)
 		}
 	}
 	return out
@@ -405,9 +402,16 @@ func padRange(a *plot.Axis) {
 // encode draws f in format ("png", "svg"): its panels in a grid, the
 // legend in a strip to the right of the data.
 func encode(f *Figure, format string) ([]byte, error) {
-	ps, leg, err := buildPlots(f)
+	b, _, err := draw1(f, format)
+	return b, err
+}
+
+// draw1 draws f in format and returns the file's bytes and each panel's
+// point labels as placed.
+func draw1(f *Figure, format string) ([]byte, []*labelLayer, error) {
+	ps, leg, layers, err := buildPlots(f)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w, h := figureWidth, rowHeight*vg.Length(f.rows())
 	if len(f.Panels) == 1 && f.rows() == 1 {
@@ -420,7 +424,7 @@ func encode(f *Figure, format string) ([]byte, error) {
 	case "svg":
 		c = vgsvg.New(w, h)
 	default:
-		return nil, fmt.Errorf("figure %s: unknown format %q", f.Name, format)
+		return nil, nil, fmt.Errorf("figure %s: unknown format %q", f.Name, format)
 	}
 	dc := draw.New(c)
 	plotArea := dc
@@ -450,9 +454,9 @@ func encode(f *Figure, format string) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("figure %s: %w", f.Name, err)
+		return nil, nil, fmt.Errorf("figure %s: %w", f.Name, err)
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), layers, nil
 }
 
 // drawLegend draws the entries top-left in c.

@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,6 +118,41 @@ func TestPredictionLabel_ByDigest(t *testing.T) {
 		p.ModelDir, _, _ = strings.Cut(tt.model, " sha256:")
 		if got := predictionLabel(p, models, labels); got != tt.want {
 			t.Errorf("%s: label %q, want %q", tt.model, got, tt.want)
+		}
+	}
+}
+
+// TestPredictionFigure_Binned: many samples are drawn as binned medians
+// with quartile whiskers, never one point each.
+func TestPredictionFigure_Binned(t *testing.T) {
+	p := train.Predictions{}
+	for i := range 10000 {
+		a := float64(i%200)/10 - 10
+		p.ActualH, p.PredH = append(p.ActualH, a), append(p.PredH, a/2+float64(i%7)/7)
+	}
+	f := predictionFigure([]train.Predictions{p}, []string{"m"})
+	n := 0
+	for _, s := range f.Series {
+		n += len(s.X)
+		if len(s.X) > predictionBins {
+			t.Errorf("series %q (%s) has %d points, want at most %d bins", s.Label, s.Kind, len(s.X), predictionBins)
+		}
+	}
+	if n == 0 {
+		t.Fatal("nothing drawn")
+	}
+	var med *Series
+	for i := range f.Series {
+		if f.Series[i].Label == "m" {
+			med = &f.Series[i]
+		}
+	}
+	if med == nil || len(med.X) < 10 {
+		t.Fatalf("medians %+v, want a line of at least 10 bins", med)
+	}
+	for i := range med.X { // the median prediction of a bin is about half its actual r
+		if want := med.X[i]/2 + 0.43; math.Abs(med.Y[i]-want) > 0.5 {
+			t.Errorf("bin at %g: median %g, want about %g", med.X[i], med.Y[i], want)
 		}
 	}
 }

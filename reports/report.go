@@ -62,6 +62,9 @@ type Options struct {
 	// beside those of the evaluation's dqn:DIR policies (the same
 	// directory is drawn once); a missing one is an error.
 	DQN []string
+	// Version is mirage's version, stated in the page's footer with the
+	// dates of the data (never the time of rendering); "" states none.
+	Version string
 	// AnalysisHref, when set, is a link (relative to the report
 	// directory, or absolute) to the trace analysis page, shown in the
 	// page header.
@@ -232,7 +235,7 @@ func build(ctx context.Context, evalDir string, opts Options) (Report, error) {
 	rep.Study = st
 	rep.Fidelity, rep.Grounds = opts.Fidelity, opts.Grounds.withDefaults()
 	in := &figureInput{chains: groupWindows(rows), all: map[int][]Stats{}, labels: labels, order: order,
-		budgetH: st.BudgetH, lambda: m.Lambda, boot: boot{reps: opts.Resamples, seed: opts.Seed},
+		budgetH: st.BudgetH, lambda: m.Lambda, runH: meanRunH(rows), boot: boot{reps: opts.Resamples, seed: opts.Seed},
 		grounds: groundsInput{grounds: rep.Grounds, fidelity: opts.Fidelity, trace: opts.Trace != "", waitsKnown: st.TraceWaits}}
 	for _, cw := range in.chains {
 		for _, p := range order {
@@ -363,6 +366,10 @@ func recommendation(in *figureInput, n int) Recommendation {
 	}
 	r.Withheld = withheld(r, reactive, in.grounds)
 	r.Recommended = len(r.Withheld) == 0
+	r.Next = nextStep(best.Policy)
+	if h := in.runH[n]; h > 0 {
+		r.RunH, r.LinksPerMonth = round(h), round(HoursPerMonth/h)
+	}
 	return r
 }
 

@@ -318,3 +318,55 @@ func cmpDiff(want, got any) string {
 	}
 	return fmt.Sprintf("want %s\ngot  %s", a, b)
 }
+
+// TestRender_PageLayout: the recommendation comes before the study's
+// facts with its cost per month; a 1-node chain states overlap once (no
+// node-hours column or figure beside the hours); the recommended (or
+// best candidate's) row is highlighted; sweep variants are folded into a
+// <details>; every table sits in a scroll box; the footer has the version
+// and the data's dates, and two renders are byte-identical.
+func TestRender_PageLayout(t *testing.T) {
+	dir := writeEval(t)
+	var pages [2]string
+	for i := range pages {
+		out := filepath.Join(t.TempDir(), "report")
+		rep, err := Render(context.Background(), dir, out, Options{Resamples: 200, Version: "v0-test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(rep.HTML)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages[i] = string(b)
+	}
+	page := pages[0]
+	if pages[1] != page {
+		t.Error("two renders of the same evaluation differ")
+	}
+	rec, study := strings.Index(page, `id="recommendation"`), strings.Index(page, `id="summary"`)
+	if rec < 0 || study < 0 || rec > study {
+		t.Errorf("recommendation at byte %d, study at %d: want the recommendation first", rec, study)
+	}
+	for _, want := range []string{"<strong>Per month</strong>", "(node-hours, on 1 node)", `<tr class="chosen"><td title="reactive">`,
+		`<details class="sweeps">`, "slurm-est@margin=0.5", "Written by mirage v0-test (mirage report) from validation windows 2023-11-14 to 2023-11-15"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"<th>mean overlap (node-h)</th>", "node-hours)</li>"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("a 1-node chain's page says %q", bad)
+		}
+	}
+	sweeps := page[strings.Index(page, `<details class="sweeps">`):]
+	if main := page[:strings.Index(page, `<details class="sweeps">`)]; strings.Contains(main[strings.Index(main, `id="tables"`):], "@margin=") {
+		t.Error("a sweep variant is in the main table")
+	}
+	if !strings.Contains(sweeps[:strings.Index(sweeps, "</details>")], "@margin=1") {
+		t.Error("the sweep variants are not in the <details>")
+	}
+	if n, m := strings.Count(page, "<table"), strings.Count(page, `<div class="wide"><table`); n != m {
+		t.Errorf("%d tables, %d in a scroll box", n, m)
+	}
+}

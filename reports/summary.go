@@ -3,7 +3,9 @@ package reports
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/mirage-hpc/mirage/evaluate"
@@ -75,7 +77,18 @@ type Recommendation struct {
 	// otherwise (Stats is then the best candidate, not a recommendation).
 	Recommended bool     `json:"recommended"`
 	Withheld    []Reason `json:"withheld,omitempty"`
+	// Next is how to deploy the policy.
+	Next NextStep `json:"next"`
+	// RunH is the predecessor's mean run time over the windows (hours):
+	// one link of a chain; LinksPerMonth is HoursPerMonth / RunH, the
+	// links a service chained without pause has a month (0 when unknown).
+	RunH          float64 `json:"mean_p_run_h"`
+	LinksPerMonth float64 `json:"links_per_month"`
 }
+
+// PerMonth converts a mean per window (one link) to a month of a service
+// chained without pause.
+func (r Recommendation) PerMonth(perWindow float64) float64 { return perWindow * r.LinksPerMonth }
 
 // recommend picks, among the non-oracle, non-sweep policies of a chain size, the
 // one with the greatest reduction (point estimate) and a mean overlap at
@@ -132,4 +145,23 @@ func (r Recommendation) role() string {
 		return "recommended"
 	}
 	return "best candidate"
+}
+
+// Role is role, for the page.
+func (r Recommendation) Role() string { return r.role() }
+
+// secondsPhrase matches "N s" (seconds written by other packages' text).
+var secondsPhrase = regexp.MustCompile(`\b(\d+) s\b`)
+
+// readableSeconds rewrites every "N s" of text as a duration in days,
+// hours or minutes when N is a whole number of them ("604800 s" →
+// "7 d"), else leaves it.
+func readableSeconds(text string) string {
+	return secondsPhrase.ReplaceAllStringFunc(text, func(m string) string {
+		n, err := strconv.ParseInt(secondsPhrase.FindStringSubmatch(m)[1], 10, 64)
+		if err != nil || n < 60 || n%60 != 0 {
+			return m
+		}
+		return duration(time.Duration(n) * time.Second)
+	})
 }

@@ -98,6 +98,7 @@ func runAnalyze(cmd *cobra.Command, g *globalOptions, o *analyzeOptions, path st
 		// streaming pass stays within the 1 GB budget on 10 M jobs.
 		debug.SetMemoryLimit(analyzeMemoryLimit)
 	}
+	opts.Version = version
 	a, err := analyze.Run(cmd.Context(), path, o.out, opts)
 	if err != nil {
 		return err

@@ -90,7 +90,7 @@ func runReport(cmd *cobra.Command, g *globalOptions, o reportOptions, dir string
 	opts.Predictions, opts.PredictionsNote, opts.DQN = o.predictions, o.predictionsNote, o.dqn
 	opts.OverlapBudgetH, opts.Decision = o.budget.Hours(), o.decision
 	opts.Seed, opts.Resamples, opts.AnalysisHref = o.seed, o.resamples, o.analysis
-	opts.Logger = g.log()
+	opts.Logger, opts.Version = g.log(), version
 	out, flag := o.out, "report -o"
 	if out == "" {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {

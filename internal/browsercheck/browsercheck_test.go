@@ -63,3 +63,61 @@ func TestCheck(t *testing.T) {
 		}
 	})
 }
+
+func TestMeasure(t *testing.T) {
+	bin := chromium(t)
+	l, err := browsercheck.Measure(context.Background(), "testdata/layout.html", browsercheck.Options{Chromium: bin, WidthPx: 800}, "#top", "#below", "table")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.WidthPx != 800 {
+		t.Errorf("viewport %d px, want 800", l.WidthPx)
+	}
+	if b := l.Boxes["#top"]; len(b) != 1 || b[0].Y != 0 || b[0].H != 100 {
+		t.Errorf("#top boxes %v, want one at y 0, 100 px tall", b)
+	}
+	if b := l.Boxes["#below"]; len(b) != 1 || b[0].Y < 1000 {
+		t.Errorf("#below boxes %v, want one below 1000 px", b)
+	}
+	if n := len(l.Boxes["table"]); n != 3 {
+		t.Errorf("%d tables, want 3", n)
+	}
+	if len(l.Overflows) != 1 || !strings.Contains(l.Overflows[0], `"too wide"`) {
+		t.Errorf("overflows %q, want only the table captioned too wide", l.Overflows)
+	}
+	left, _ := filepath.Glob("testdata/.browsercheck-*")
+	if len(left) > 0 {
+		t.Errorf("instrumented copies left behind: %v", left)
+	}
+}
+
+func TestSVGTextBoxes(t *testing.T) {
+	bin := chromium(t)
+	boxes, err := browsercheck.SVGTextBoxes(context.Background(), "testdata/labels.svg", browsercheck.Options{Chromium: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(boxes) != 3 {
+		t.Fatalf("boxes %v, want 3", boxes)
+	}
+	ov := browsercheck.Overlapping(boxes, 0.5)
+	if len(ov) != 1 || ov[0][0].Text != "alpha" || ov[0][1].Text != "beta" {
+		t.Errorf("overlapping %v, want alpha with beta only", ov)
+	}
+}
+
+func TestBoxOverlaps(t *testing.T) {
+	a := browsercheck.Box{X: 0, Y: 0, W: 10, H: 10}
+	for _, c := range []struct {
+		b    browsercheck.Box
+		want bool
+	}{
+		{browsercheck.Box{X: 10, Y: 0, W: 5, H: 5}, false}, // touching
+		{browsercheck.Box{X: 9, Y: 9, W: 5, H: 5}, true},
+		{browsercheck.Box{X: 0, Y: 20, W: 5, H: 5}, false},
+	} {
+		if got := a.Overlaps(c.b, 0.5); got != c.want {
+			t.Errorf("%v overlaps %v = %v, want %v", a, c.b, got, c.want)
+		}
+	}
+}

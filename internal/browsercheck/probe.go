@@ -40,18 +40,7 @@ var (
 
 // instrument returns page with probeScript inserted after <head>, else
 // after <html>, else at the start.
-func instrument(page []byte) []byte {
-	at := 0
-	if loc := headTag.FindIndex(page); loc != nil {
-		at = loc[1]
-	} else if loc := htmlTag.FindIndex(page); loc != nil {
-		at = loc[1]
-	}
-	out := make([]byte, 0, len(page)+len(probeScript))
-	out = append(out, page[:at]...)
-	out = append(out, probeScript...)
-	return append(out, page[at:]...)
-}
+func instrument(page []byte) []byte { return insertScript(page, probeScript) }
 
 // runProbe loads an instrumented copy of page (absolute path), written
 // beside it and removed after, and returns the script's findings.

@@ -23,6 +23,9 @@ type Link struct {
 	Text string
 	// Href is the target, relative to the page (or absolute).
 	Href string
+	// Back makes the link go back in the browser's history (Href is then
+	// not used): a page that does not know the page it was opened from.
+	Back bool
 }
 
 // Page is one page: its chrome and its body.
@@ -61,7 +64,7 @@ const CSS = `body { font-family: "Liberation Sans", Arial, Helvetica, sans-serif
 header.page { border-bottom: 2px solid #0072B2; margin-bottom: 1rem; }
 header.page h1 { margin: 0.3rem 0; }
 header.page p { margin: 0.2rem 0 0.5rem; color: #555; }
-nav.links a { margin-right: 1rem; }
+nav.links a { margin-right: 1rem; white-space: nowrap; display: inline-block; }
 h2 { border-bottom: 1px solid #ddd; padding-bottom: 0.2rem; margin-top: 2rem; }
 table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
 caption { text-align: left; font-weight: bold; padding: 0.2rem 0; }
@@ -81,6 +84,23 @@ figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: 0.9rem; color: #444; max-width: 60rem; }
 .note { color: #a50; }
 tr.over td { color: #a50; }
+div.wide { overflow-x: auto; max-width: 100%; }
+table.nowrap td { white-space: nowrap; }
+div.wide > table { margin-top: 0.2rem; }
+tr.chosen td { background: #fff3c4; font-weight: bold; }
+.answer { border: 2px solid #0072B2; border-radius: 4px; padding: 0.2rem 1rem 0.5rem; margin-bottom: 1rem; }
+.answer h2 { margin-top: 0.3rem; }
+.answer .rec-head { font-size: 1.15rem; margin: 0.4rem 0 0.2rem; }
+.answer .policy { color: #555; font-size: 0.9rem; overflow-wrap: anywhere; }
+.answer .how { font-size: 0.85rem; color: #555; }
+code { font-family: "Liberation Mono", Menlo, Consolas, monospace; font-size: 0.9em; background: #eef3f8; padding: 0 0.2em; overflow-wrap: anywhere; }
+details.sweeps { margin: 0 0 1.5rem; }
+details.sweeps summary { cursor: pointer; color: #0072B2; }
+.answer ul.cost { margin: 0.3rem 0; padding-left: 1.2rem; }
+.answer p.next code { display: inline-block; margin-top: 0.2rem; padding: 0.2rem 0.4rem; }
+.summary h2 { margin-top: 0.3rem; }
+@media (max-width: 60rem) { body { padding: 0 0.5rem; } th, td { padding: 0.15rem 0.3rem; } table { font-size: 0.8rem; } }
+@media (max-width: 36rem) { dl.facts { grid-template-columns: auto; } dl.facts dd { margin-left: 1rem; } }
 footer.page { margin-top: 3rem; color: #777; font-size: 0.8rem; }
 `
 
@@ -97,7 +117,7 @@ var layout = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <header class="page">
 <h1>{{.Title}}</h1>
 {{with .Subtitle}}<p>{{.}}</p>
-{{end}}{{with .Links}}<nav class="links">{{range .}}<a href="{{.Href}}">{{.Text}}</a>{{end}}</nav>
+{{end}}{{with .Links}}<nav class="links">{{range .}}{{if .Back}}<a href="#" onclick="history.back(); return false;">{{.Text}}</a>{{else}}<a href="{{.Href}}">{{.Text}}</a>{{end}}{{end}}</nav>
 {{end}}</header>
 {{.Body}}
 {{with .Footer}}<footer class="page">{{.}}</footer>

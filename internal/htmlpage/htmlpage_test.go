@@ -45,3 +45,15 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestRender_BackLink(t *testing.T) {
+	var b strings.Builder
+	if err := htmlpage.Render(&b, htmlpage.Page{Title: "t", Links: []htmlpage.Link{{Text: "Back", Back: true}, {Text: "A", Href: "#a"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<a href="#" onclick="history.back(); return false;">Back</a>`, `<a href="#a">A</a>`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("page lacks %s:\n%s", want, b.String())
+		}
+	}
+}
