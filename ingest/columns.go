@@ -45,6 +45,10 @@ const (
 	colAllocTRES
 	colReqMem
 	colPriority
+	// colTimelimitSec and colNGPUs are read only through a ColumnMap:
+	// the limit in seconds, and a plain GPU count.
+	colTimelimitSec
+	colNGPUs
 	numCols
 )
 
@@ -70,11 +74,11 @@ type layout struct {
 }
 
 // newLayout maps the fields of a header to columns, by name and ignoring
-// case; unknown names are skipped. A column named twice (JobName and
+// case, through cmap first when it is not nil; unknown names are skipped. A column named twice (JobName and
 // jobname, TimelimitR and TimelimitRaw) is ErrDuplicateColumn, and a header
 // without JobID and JobIDRaw is ErrMissingColumn. Fields are numbered from
 // 1 in messages.
-func newLayout(header [][]byte) (layout, error) {
+func newLayout(header [][]byte, cmap *ColumnMap) (layout, error) {
 	var l layout
 	for i := range l.idx {
 		l.idx[i] = -1
@@ -82,7 +86,10 @@ func newLayout(header [][]byte) (layout, error) {
 	l.width = len(header)
 	for i, h := range header {
 		name := strings.TrimSpace(string(h))
-		c, ok := colByName[strings.ToLower(name)]
+		c, ok := cmap.lookup(name)
+		if !ok {
+			c, ok = colByName[strings.ToLower(name)]
+		}
 		if !ok {
 			continue
 		}
@@ -119,6 +126,35 @@ type rowParser struct {
 	// under Options.Strict.
 	textErr *ParseError
 	line    int64 // the row being parsed, for textErr
+	// wholeNums accepts a number column written with a zero fraction
+	// ("172800.0", as CSV exports of float columns write them): the
+	// fraction is dropped. A nonzero fraction stays a bad number.
+	wholeNums bool
+}
+
+// numberCols are the columns whose value is an integer (counts, IDs,
+// seconds, minutes).
+var numberCols = func() (n [numCols]bool) {
+	for _, c := range [...]col{colJobID, colJobIDRaw, colUID, colGID, colElapsedRaw, colTimelimitRaw, colNNodes,
+		colAllocNodes, colReqNodes, colNCPUS, colAllocCPUS, colReqCPUS, colPriority, colTimelimitSec, colNGPUs} {
+		n[c] = true
+	}
+	return n
+}()
+
+// trimZeroFraction drops a fraction of zeros from a decimal number
+// ("10.0" is "10"); other text is returned as it is.
+func trimZeroFraction(b []byte) []byte {
+	i := bytes.IndexByte(b, '.')
+	if i <= 0 || i == len(b)-1 {
+		return b
+	}
+	for _, c := range b[i+1:] {
+		if c != '0' {
+			return b
+		}
+	}
+	return b[:i]
 }
 
 // field returns the (trimmed) field of column c, nil when absent.
@@ -126,6 +162,9 @@ func (p *rowParser) field(fields [][]byte, c col) []byte {
 	i := p.lay.idx[c]
 	if i < 0 || i >= len(fields) {
 		return nil
+	}
+	if p.wholeNums && numberCols[c] {
+		return trimZeroFraction(trimSpace(fields[i]))
 	}
 	return trimSpace(fields[i])
 }
@@ -336,6 +375,13 @@ func (p *rowParser) counts(fields [][]byte, line int64, j *trace.Job) *ParseErro
 		return perr
 	}
 	j.NNodes, j.NCPUs = int32(nodes), int32(cpus)
+	if p.lay.has(colNGPUs) {
+		n, perr := p.firstCount(fields, line, colNGPUs)
+		if perr != nil {
+			return perr
+		}
+		j.NGPUs = int32(n)
+	}
 	for _, c := range [...]col{colAllocTRES, colReqTRES} {
 		b := p.field(fields, c)
 		if len(b) == 0 {
@@ -411,6 +457,16 @@ func (p *rowParser) times(fields [][]byte, line int64) (times, *ParseError) {
 		}
 	}
 	switch {
+	case p.lay.has(colTimelimitSec):
+		b := p.field(fields, colTimelimitSec)
+		switch {
+		case len(b) == 0 || isNoLimit(b):
+			t.limit = limitUnknown
+		default:
+			if t.limit, err = parseInt(b); err != nil || t.limit < 0 || t.limit > maxDurationSec {
+				return t, p.errf(line, colTimelimitSec, fmt.Errorf("%w: %q (want whole seconds)", ErrBadNumber, b))
+			}
+		}
 	case len(p.field(fields, colTimelimitRaw)) > 0 || p.lay.has(colTimelimitRaw) && !p.lay.has(colTimelimit):
 		if t.limit, err = parseMinutes(p.field(fields, colTimelimitRaw)); err != nil {
 			return t, p.errf(line, colTimelimitRaw, err)
