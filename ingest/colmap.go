@@ -12,8 +12,8 @@ import (
 // keeps its own name; one whose name is neither a known column nor
 // mapped is ignored, as in sacct. The zero value maps nothing.
 type ColumnMap struct {
-	name  string        // the built-in map's name; "" for a custom map
-	pairs []ColumnPair  // in the order given
+	name  string         // the built-in map's name; "" for a custom map
+	pairs []ColumnPair   // in the order given
 	from  map[string]col // lower-case source name: column
 }
 

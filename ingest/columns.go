@@ -416,7 +416,9 @@ func (p *rowParser) counts(fields [][]byte, line int64, j *trace.Job) *ParseErro
 }
 
 // firstCount returns the first non-empty of the given count columns, 0
-// when none is present.
+// when none is present. For CSV and mapped inputs (wholeNums) a 0 falls
+// through to the next column: their exports write an allocated count of
+// 0 for a job that never ran, whose count is then the requested one.
 func (p *rowParser) firstCount(fields [][]byte, line int64, cols ...col) (int64, *ParseError) {
 	for _, c := range cols {
 		b := p.field(fields, c)
@@ -426,6 +428,9 @@ func (p *rowParser) firstCount(fields [][]byte, line int64, cols ...col) (int64,
 		n, err := parseInt(b)
 		if err != nil || n < 0 || n > 1<<31-1 {
 			return 0, p.errf(line, c, fmt.Errorf("%w: %q", ErrBadNumber, b))
+		}
+		if n == 0 && p.wholeNums {
+			continue
 		}
 		return n, nil
 	}

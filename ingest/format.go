@@ -138,7 +138,7 @@ func whyNot(lines [][]byte) string {
 		mirage = "the job count on the first line is not followed by a header naming JobID"
 	}
 	swf := swfWhyNot(first)
-	return fmt.Sprintf("the first line %q is none of the formats tried: sacct: %s; sacct-json: %s; mirage: %s; swf: %s; pass --format (sacct, sacct-json, mirage or swf) to force one and see its error",
+	return fmt.Sprintf("the first line %q is none of the formats tried: sacct: %s; sacct-json: %s; mirage: %s; swf: %s; pass --format (sacct, sacct-json, mirage, swf or csv) to force one and see its error",
 		quoted, sacct, json, mirage, swf)
 }
 

@@ -261,7 +261,7 @@ type IngestConfig struct {
 	Columns string `mapstructure:"columns"`
 	// KeepCurrent skips the run when the output already holds the same
 	// inputs ingested with the options given on the command line.
-	KeepCurrent bool `mapstructure:"keep_current"`
+	KeepCurrent  bool   `mapstructure:"keep_current"`
 	RowGroupRows int    `mapstructure:"row_group_rows"`
 	Progress     string `mapstructure:"progress"` // always, auto or never
 	// AllowEmpty accepts a run whose every row is quarantined.
