@@ -15,7 +15,7 @@ export CGO_CFLAGS  := -I$(XGBOOST_PREFIX)/include $(CGO_CFLAGS)
 export CGO_LDFLAGS := -L$(XGBOOST_PREFIX)/lib -Wl,-rpath,$(XGBOOST_PREFIX)/lib $(CGO_LDFLAGS)
 endif
 
-.PHONY: all setup build run trace-name ingest-options test bench fuzz lint check-parquet clean
+.PHONY: all setup build run trace-name ingest-options trace-ingest test bench fuzz lint check-parquet clean
 
 all: build
 
@@ -60,13 +60,14 @@ RUN_COLUMNS = $(if $(filter command line,$(origin COLUMNS)),$(COLUMNS))
 INGEST_OPTS = $(if $(TZ),--tz "$(TZ)") $(if $(START),--start-time "$(START)") \
   $(if $(CORES),--cores-per-node "$(CORES)") $(if $(FORMAT),--format "$(FORMAT)") \
   $(if $(RUN_COLUMNS),--columns "$(RUN_COLUMNS)")
+INGEST_CMD = mkdir -p "$(OUT)" && \
+  MIRAGE_INGEST_TZ="$(or $(TZ),America/Chicago)" MIRAGE_INGEST_CLUSTER="$(TRACE_NAME)" \
+  $(BIN) ingest --keep-current -o "$(OUT)/$(TRACE_NAME).parquet" "$(TRACE)" $(INGEST_OPTS) $(RUN_LOG)
 run: setup build
 ifeq ($(TRACE),)
 	$(BIN) pipeline run synth -o $(OUT) --jobs 2 $(RUN_LOG)
 else
-	@mkdir -p "$(OUT)"
-	MIRAGE_INGEST_TZ="$(or $(TZ),America/Chicago)" MIRAGE_INGEST_CLUSTER="$(TRACE_NAME)" \
-	  $(BIN) ingest --keep-current -o "$(OUT)/$(TRACE_NAME).parquet" "$(TRACE)" $(INGEST_OPTS) $(RUN_LOG)
+	$(INGEST_CMD)
 	@if [ -f "$(OUT)/$(TRACE_NAME).yaml" ]; then echo "run: study $(OUT)/$(TRACE_NAME).yaml (edit it and rerun; delete it to propose a new one)"; \
 	else $(BIN) study init --trace "$(OUT)/$(TRACE_NAME).parquet" -o "$(OUT)/$(TRACE_NAME).yaml" --name "$(TRACE_NAME)" \
 	  --models-from synth $(if $(NODES),--partition-nodes $(NODES)) $(RUN_LOG); fi
@@ -77,10 +78,14 @@ endif
 trace-name:
 	@echo "$(TRACE_NAME)"
 
-# ingest-options: print the ingest options `make run TRACE=...` passes
-# (for the Makefile's test)
+# ingest-options: print the ingest options `make run TRACE=...` passes;
+# trace-ingest: only make run's ingest step, with the BIN given (for the
+# Makefile's tests)
 ingest-options:
 	@echo $(INGEST_OPTS)
+trace-ingest:
+	$(if $(TRACE),,$(error trace-ingest: TRACE=path is required))
+	$(INGEST_CMD)
 
 ## test: setup, go vet, and all tests
 test: setup
