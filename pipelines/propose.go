@@ -165,7 +165,7 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 	noStarts := fit.KnownWaits == 0 && fit.StartUnknown > 0
 	if noStarts && o.PartitionNodes <= 0 {
 		return nil, fmt.Errorf("%w: %s, and the partition size cannot be inferred: give it (study init --partition-nodes N; make run NODES=N), and the study will use cold windows without inferred dependencies or capacity",
-			ErrStudy, noStartsText(fit))
+			ErrStudy, noStartsText(fit, part.name))
 	}
 	if peak == 0 && !noStarts {
 		return nil, fmt.Errorf("%w: no job of the trace has both a start and an end: the partition size cannot be inferred; give it (study init --partition-nodes N; make run NODES=N)", ErrStudy)
@@ -227,7 +227,7 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		s.RealChains = false // no real start: no real interruption to compare
 		// Warm windows and the inferences read the trace's real starts.
 		s.Periods.Mode, s.Cluster.InferDependencies, s.Cluster.InferCapacity = "cold", false, false
-		mode = "cold windows (" + noStartsText(fit) + "), simulator profile default without inferred dependencies or capacity"
+		mode = "cold windows (" + noStartsText(fit, part.name) + "), simulator profile default without inferred dependencies or capacity"
 	}
 	if m := o.ModelsFrom; m != nil {
 		s.Models, s.Policies, s.Sweep, s.Predictions = slices.Clone(m.Models), slices.Clone(m.Policies), m.Sweep, m.Predictions
