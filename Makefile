@@ -15,9 +15,13 @@ export CGO_CFLAGS  := -I$(XGBOOST_PREFIX)/include $(CGO_CFLAGS)
 export CGO_LDFLAGS := -L$(XGBOOST_PREFIX)/lib -Wl,-rpath,$(XGBOOST_PREFIX)/lib $(CGO_LDFLAGS)
 endif
 
-.PHONY: all setup build run trace-name ingest-options trace-ingest test bench fuzz lint check-parquet clean
+.PHONY: all help setup build run trace-name ingest-options trace-ingest test bench fuzz lint check-parquet clean
 
 all: build
+
+## help: print these target descriptions (the `## ` lines of this Makefile)
+help:
+	@sed -n 's/^## \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 ## setup: install missing system packages (apt-get) and Go modules; idempotent
 setup:

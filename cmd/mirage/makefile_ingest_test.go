@@ -39,6 +39,15 @@ func TestMakefile_IngestOptions(t *testing.T) {
 	if got := opts([]string{"TZ=", "COLUMNS=132"}); got != "" {
 		t.Errorf("COLUMNS from the environment: make passes %q", got)
 	}
+	help, err := exec.Command("make", "-s", "-C", "../..", "help").Output()
+	if err != nil {
+		t.Fatalf("make help: %v", err)
+	}
+	for _, w := range []string{"START, an SWF trace's start", "CORES, an SWF", "FORMAT (auto, sacct", "COLUMNS, a CSV export's", "--keep-current"} {
+		if !strings.Contains(string(help), w) {
+			t.Errorf("make help does not document %q:\n%s", w, help)
+		}
+	}
 }
 
 // TestMakefile_KeepsHandIngest runs make run's ingest step on a
