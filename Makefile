@@ -15,9 +15,13 @@ export CGO_CFLAGS  := -I$(XGBOOST_PREFIX)/include $(CGO_CFLAGS)
 export CGO_LDFLAGS := -L$(XGBOOST_PREFIX)/lib -Wl,-rpath,$(XGBOOST_PREFIX)/lib $(CGO_LDFLAGS)
 endif
 
-.PHONY: all setup build run trace-name test bench fuzz lint check-parquet clean
+.PHONY: all help setup build run trace-name ingest-options trace-ingest test bench fuzz lint check-parquet clean
 
 all: build
+
+## help: print these target descriptions (the `## ` lines of this Makefile)
+help:
+	@sed -n 's/^## \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 ## setup: install missing system packages (apt-get) and Go modules; idempotent
 setup:
@@ -32,9 +36,19 @@ build:
 ## train forest, xgboost, estimate, estimate-rt and a DQN -> predict ->
 ## evaluate (baselines, oracle, models, sweeps) -> report; prints
 ## report.html's path. A second run is all cache hits.
-## `make run TRACE=path [TZ=zone] [NODES=n] [START=time]` ingests your trace
-## (START: an SWF trace's start, RFC 3339, when its header has none), proposes a
-## study for it (OUT/NAME.yaml, kept once written: edit it and rerun) and runs it.
+## `make run TRACE=path [TZ=zone] [NODES=n] [START=time] [CORES=n]
+## [FORMAT=f] [COLUMNS=map]` ingests your trace into OUT/NAME.parquet, proposes
+## a study for it (OUT/NAME.yaml, kept once written: edit it and rerun) and
+## runs it. The ingest options: START, an SWF trace's start (RFC 3339, e.g.
+## 1996-09-23T12:00:31Z) when its header has no UnixStartTime; CORES, an SWF
+## trace's processors per node when its header has no MaxNodes/MaxProcs;
+## FORMAT (auto, sacct, sacct-json, mirage, swf, csv); COLUMNS, a CSV export's
+## column map (eagle, pm100, or job_id=JobID,...; only from make's command
+## line, as the shell's COLUMNS is the terminal width); TZ, the zone of local
+## times (default America/Chicago). An OUT/NAME.parquet ingested from the same
+## trace file (sha256) with the options given here is kept (ingest
+## --keep-current): a hand-run `mirage ingest --start-time ... -o OUT/NAME.parquet`
+## survives `make run`; delete it to ingest again.
 # TRACE_NAME is the trace file's name without one compression and then one
 # format suffix (ingest.TraceName): X-2.1-b1.swf.gz is X-2.1-b1, so traces
 # that differ after their first dot do not overwrite each other.
@@ -42,12 +56,22 @@ TRACE_FILE = $(notdir $(TRACE))
 TRACE_NOZ  = $(if $(filter .gz .zst .zstd .bz2 .xz,$(suffix $(TRACE_FILE))),$(basename $(TRACE_FILE)),$(TRACE_FILE))
 TRACE_NAME = $(if $(filter .swf .log .txt .csv .json .sacct .out .parquet,$(suffix $(TRACE_NOZ))),$(basename $(TRACE_NOZ)),$(TRACE_NOZ))
 RUN_LOG   ?= --log-level info
+# INGEST_OPTS are the ingest options make was given: only these are
+# compared with those of an existing OUT/NAME.parquet (--keep-current);
+# the defaults (TZ America/Chicago, the cluster named NAME) travel as
+# MIRAGE_INGEST_* variables, which are not.
+RUN_COLUMNS = $(if $(filter command line,$(origin COLUMNS)),$(COLUMNS))
+INGEST_OPTS = $(if $(TZ),--tz "$(TZ)") $(if $(START),--start-time "$(START)") \
+  $(if $(CORES),--cores-per-node "$(CORES)") $(if $(FORMAT),--format "$(FORMAT)") \
+  $(if $(RUN_COLUMNS),--columns "$(RUN_COLUMNS)")
+INGEST_CMD = mkdir -p "$(OUT)" && \
+  MIRAGE_INGEST_TZ="$(or $(TZ),America/Chicago)" MIRAGE_INGEST_CLUSTER="$(TRACE_NAME)" \
+  $(BIN) ingest --keep-current -o "$(OUT)/$(TRACE_NAME).parquet" "$(TRACE)" $(INGEST_OPTS) $(RUN_LOG)
 run: setup build
 ifeq ($(TRACE),)
 	$(BIN) pipeline run synth -o $(OUT) --jobs 2 $(RUN_LOG)
 else
-	@mkdir -p "$(OUT)"
-	$(BIN) ingest --tz "$(or $(TZ),America/Chicago)" --cluster "$(TRACE_NAME)" -o "$(OUT)/$(TRACE_NAME).parquet" "$(TRACE)" $(if $(START),--start-time "$(START)") $(RUN_LOG)
+	$(INGEST_CMD)
 	@if [ -f "$(OUT)/$(TRACE_NAME).yaml" ]; then echo "run: study $(OUT)/$(TRACE_NAME).yaml (edit it and rerun; delete it to propose a new one)"; \
 	else $(BIN) study init --trace "$(OUT)/$(TRACE_NAME).parquet" -o "$(OUT)/$(TRACE_NAME).yaml" --name "$(TRACE_NAME)" \
 	  --models-from synth $(if $(NODES),--partition-nodes $(NODES)) $(RUN_LOG); fi
@@ -57,6 +81,15 @@ endif
 ## trace-name: print the name `make run TRACE=...` gives the trace's outputs
 trace-name:
 	@echo "$(TRACE_NAME)"
+
+# ingest-options: print the ingest options `make run TRACE=...` passes;
+# trace-ingest: only make run's ingest step, with the BIN given (for the
+# Makefile's tests)
+ingest-options:
+	@echo $(INGEST_OPTS)
+trace-ingest:
+	$(if $(TRACE),,$(error trace-ingest: TRACE=path is required))
+	$(INGEST_CMD)
 
 ## test: setup, go vet, and all tests
 test: setup

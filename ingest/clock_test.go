@@ -159,7 +159,7 @@ func sacctRow(tb testing.TB, z *zone, kv ...string) (rowParser, [][]byte) {
 		header = append(header, []byte(kv[i]))
 		fields = append(fields, []byte(kv[i+1]))
 	}
-	lay, err := newLayout(header)
+	lay, err := newLayout(header, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -46,6 +46,10 @@ const (
 	colReqMem
 	colPriority
 	colTimeMin // TimelimitMin or TimeMin: --time-min, formatted as Timelimit
+	// colTimelimitSec and colNGPUs are read only through a ColumnMap:
+	// the limit in seconds, and a plain GPU count.
+	colTimelimitSec
+	colNGPUs
 	numCols
 )
 
@@ -72,11 +76,11 @@ type layout struct {
 }
 
 // newLayout maps the fields of a header to columns, by name and ignoring
-// case; unknown names are skipped. A column named twice (JobName and
+// case, through cmap first when it is not nil; unknown names are skipped. A column named twice (JobName and
 // jobname, TimelimitR and TimelimitRaw) is ErrDuplicateColumn, and a header
 // without JobID and JobIDRaw is ErrMissingColumn. Fields are numbered from
 // 1 in messages.
-func newLayout(header [][]byte) (layout, error) {
+func newLayout(header [][]byte, cmap *ColumnMap) (layout, error) {
 	var l layout
 	for i := range l.idx {
 		l.idx[i] = -1
@@ -84,7 +88,10 @@ func newLayout(header [][]byte) (layout, error) {
 	l.width = len(header)
 	for i, h := range header {
 		name := strings.TrimSpace(string(h))
-		c, ok := colByName[strings.ToLower(name)]
+		c, ok := cmap.lookup(name)
+		if !ok {
+			c, ok = colByName[strings.ToLower(name)]
+		}
 		if !ok {
 			continue
 		}
@@ -121,6 +128,35 @@ type rowParser struct {
 	// under Options.Strict.
 	textErr *ParseError
 	line    int64 // the row being parsed, for textErr
+	// wholeNums accepts a number column written with a zero fraction
+	// ("172800.0", as CSV exports of float columns write them): the
+	// fraction is dropped. A nonzero fraction stays a bad number.
+	wholeNums bool
+}
+
+// numberCols are the columns whose value is an integer (counts, IDs,
+// seconds, minutes).
+var numberCols = func() (n [numCols]bool) {
+	for _, c := range [...]col{colJobID, colJobIDRaw, colUID, colGID, colElapsedRaw, colTimelimitRaw, colNNodes,
+		colAllocNodes, colReqNodes, colNCPUS, colAllocCPUS, colReqCPUS, colPriority, colTimelimitSec, colNGPUs} {
+		n[c] = true
+	}
+	return n
+}()
+
+// trimZeroFraction drops a fraction of zeros from a decimal number
+// ("10.0" is "10"); other text is returned as it is.
+func trimZeroFraction(b []byte) []byte {
+	i := bytes.IndexByte(b, '.')
+	if i <= 0 || i == len(b)-1 {
+		return b
+	}
+	for _, c := range b[i+1:] {
+		if c != '0' {
+			return b
+		}
+	}
+	return b[:i]
 }
 
 // field returns the (trimmed) field of column c, nil when absent.
@@ -128,6 +164,9 @@ func (p *rowParser) field(fields [][]byte, c col) []byte {
 	i := p.lay.idx[c]
 	if i < 0 || i >= len(fields) {
 		return nil
+	}
+	if p.wholeNums && numberCols[c] {
+		return trimZeroFraction(trimSpace(fields[i]))
 	}
 	return trimSpace(fields[i])
 }
@@ -345,6 +384,13 @@ func (p *rowParser) counts(fields [][]byte, line int64, j *trace.Job) *ParseErro
 		return perr
 	}
 	j.NNodes, j.NCPUs = int32(nodes), int32(cpus)
+	if p.lay.has(colNGPUs) {
+		n, perr := p.firstCount(fields, line, colNGPUs)
+		if perr != nil {
+			return perr
+		}
+		j.NGPUs = int32(n)
+	}
 	for _, c := range [...]col{colAllocTRES, colReqTRES} {
 		b := p.field(fields, c)
 		if len(b) == 0 {
@@ -379,7 +425,9 @@ func (p *rowParser) counts(fields [][]byte, line int64, j *trace.Job) *ParseErro
 }
 
 // firstCount returns the first non-empty of the given count columns, 0
-// when none is present.
+// when none is present. For CSV and mapped inputs (wholeNums) a 0 falls
+// through to the next column: their exports write an allocated count of
+// 0 for a job that never ran, whose count is then the requested one.
 func (p *rowParser) firstCount(fields [][]byte, line int64, cols ...col) (int64, *ParseError) {
 	for _, c := range cols {
 		b := p.field(fields, c)
@@ -389,6 +437,9 @@ func (p *rowParser) firstCount(fields [][]byte, line int64, cols ...col) (int64,
 		n, err := parseInt(b)
 		if err != nil || n < 0 || n > 1<<31-1 {
 			return 0, p.errf(line, c, fmt.Errorf("%w: %q", ErrBadNumber, b))
+		}
+		if n == 0 && p.wholeNums {
+			continue
 		}
 		return n, nil
 	}
@@ -420,6 +471,16 @@ func (p *rowParser) times(fields [][]byte, line int64) (times, *ParseError) {
 		}
 	}
 	switch {
+	case p.lay.has(colTimelimitSec):
+		b := p.field(fields, colTimelimitSec)
+		switch {
+		case len(b) == 0 || isNoLimit(b):
+			t.limit = limitUnknown
+		default:
+			if t.limit, err = parseInt(b); err != nil || t.limit < 0 || t.limit > maxDurationSec {
+				return t, p.errf(line, colTimelimitSec, fmt.Errorf("%w: %q (want whole seconds)", ErrBadNumber, b))
+			}
+		}
 	case len(p.field(fields, colTimelimitRaw)) > 0 || p.lay.has(colTimelimitRaw) && !p.lay.has(colTimelimit):
 		if t.limit, err = parseMinutes(p.field(fields, colTimelimitRaw)); err != nil {
 			return t, p.errf(line, colTimelimitRaw, err)

@@ -21,11 +21,16 @@ func TestDetect_WhyNot(t *testing.T) {
 		Want        []string // substrings of the error
 	}{
 		{"CSVWithJobID", "JobID,User,Submit,Start,End\n1,a,2022-11-01T00:00:00,,\n", []string{
-			"sacct: CSV with `,` separators is not sacct: sacct uses `|`; see `--format` and the column names it needs",
+			"sacct: CSV with `,` separators is not sacct: sacct uses `|`; pass --format csv to read it as CSV with sacct's column names",
 			"sacct-json: the first character is 'J', not `{` or `[`",
 			"swf: the first line is not a `;` header comment and has 1 white-space-separated fields, not 18",
 		}},
-		{"CSVNoJobID", "a,b,c\n1,2,3\n", []string{"sacct: the first line is comma-separated (CSV) and names no JobID column"}},
+		{"CSVNoJobID", "a,b,c\n1,2,3\n", []string{"sacct: the first line is comma-separated (CSV) and names no JobID column",
+			"pass --columns FROM=TO,... naming which of its columns is JobID"}},
+		{"CSVEagle", "job_id,user,account,partition,qos,wallclock_req,nodes_req,processors_req,gpus_req,mem_req,submit_time,start_time,end_time,run_time,state,name\n",
+			[]string{`its columns are those of the "eagle" release: pass --columns eagle`}},
+		{"CSVPM100", "job_id,user_id,group_id,partition,qos,job_state,priority,submit_time,eligible_time,start_time,end_time,time_limit,run_time,num_nodes_alloc,num_nodes_req,num_cores_alloc,num_cores_req,num_gpus_alloc\n",
+			[]string{`its columns are those of the "pm100" release: pass --columns pm100`}},
 		{"SpaceSeparatedJobID", "JobID JobName\n1 wrap\n", []string{"sacct: the header names JobID but has no `|` or tab separators"}},
 		{"SWFBadField", "1 0 10 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 x\n", []string{"swf: field 18, \"x\", is not a number"}},
 		{"CountOnly", "24779\n1\t2\t3\n", []string{"mirage: the job count on the first line is not followed by a header naming JobID"}},
@@ -37,7 +42,7 @@ func TestDetect_WhyNot(t *testing.T) {
 				t.Fatalf("Detect error %v, want ErrUnknownFormat", err)
 			}
 			msg := err.Error()
-			for _, w := range append(tt.Want, "is none of the formats tried", "pass --format (sacct, sacct-json, mirage or swf) to force one") {
+			for _, w := range append(tt.Want, "is none of the formats tried", "pass --format (sacct, sacct-json, mirage, swf or csv) to force one") {
 				if !strings.Contains(msg, w) {
 					t.Errorf("error:\n%s\nwant it to contain %q", msg, w)
 				}

@@ -134,7 +134,8 @@ func TestParseFormat(t *testing.T) {
 		{"sacct-json", ingest.FormatSacctJSON, nil},
 		{" mirage ", ingest.FormatMirage, nil},
 		{"SWF", ingest.FormatSWF, nil},
-		{"csv", ingest.FormatAuto, ingest.ErrUnknownFormat},
+		{"csv", ingest.FormatCSV, nil},
+		{"tsv", ingest.FormatAuto, ingest.ErrUnknownFormat},
 	}
 	for _, tt := range tests {
 		got, err := ingest.ParseFormat(tt.Input)

@@ -16,6 +16,11 @@ const (
 	FormatSacctJSON
 	FormatMirage
 	FormatSWF
+	// FormatCSV is comma-separated values with a header line (quotes as
+	// in RFC 4180), columns by name: sacct's names, or others renamed by
+	// Options.Columns. Detect chooses it only for a comma-separated
+	// header when Options.Columns is set (see detectWith).
+	FormatCSV
 )
 
 var formatNames = [...]string{
@@ -24,6 +29,7 @@ var formatNames = [...]string{
 	FormatSacctJSON: "sacct-json",
 	FormatMirage:    "mirage",
 	FormatSWF:       "swf",
+	FormatCSV:       "csv",
 }
 
 // String returns the name ParseFormat accepts.
@@ -35,7 +41,7 @@ func (f Format) String() string {
 }
 
 // ParseFormat parses a format name: auto, sacct (also parsable, parsable2),
-// sacct-json (also json), mirage, swf.
+// sacct-json (also json), mirage, swf, csv.
 func ParseFormat(s string) (Format, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "auto":
@@ -48,8 +54,10 @@ func ParseFormat(s string) (Format, error) {
 		return FormatMirage, nil
 	case "swf":
 		return FormatSWF, nil
+	case "csv":
+		return FormatCSV, nil
 	}
-	return FormatAuto, fmt.Errorf("%w: %q (want auto, sacct, sacct-json, mirage or swf)", ErrUnknownFormat, s)
+	return FormatAuto, fmt.Errorf("%w: %q (want auto, sacct, sacct-json, mirage, swf or csv)", ErrUnknownFormat, s)
 }
 
 // Detect chooses the format of an input from its first bytes (after
@@ -91,6 +99,19 @@ func Detect(head []byte) (Format, error) {
 	return FormatAuto, fmt.Errorf("%w: %s", ErrUnknownFormat, whyNot(lines))
 }
 
+// detectWith is Detect, except that with opts.Columns set a
+// comma-separated first line is FormatCSV.
+func detectWith(head []byte, opts *Options) (Format, error) {
+	f, err := Detect(head)
+	if err == nil || opts.Columns.IsZero() {
+		return f, err
+	}
+	if lines := firstLines(head, 1); len(lines) == 1 && bytes.IndexByte(lines[0], ',') >= 0 {
+		return FormatCSV, nil
+	}
+	return f, err
+}
+
 // whyNot explains, for an input Detect recognises as no format, what in
 // its first lines ruled out each format it tried, and how to force one.
 func whyNot(lines [][]byte) string {
@@ -103,9 +124,9 @@ func whyNot(lines [][]byte) string {
 	comma := bytes.Count(first, []byte{','})
 	switch {
 	case comma > 0 && (hasColumn(bytes.ReplaceAll(first, []byte{','}, []byte{'|'}), "JobID") || hasColumn(bytes.ReplaceAll(first, []byte{','}, []byte{'|'}), "JobIDRaw")):
-		sacct = "CSV with `,` separators is not sacct: sacct uses `|`; see `--format` and the column names it needs (sacct -P --format=JobID,User,Submit,Start,End,...)"
+		sacct = "CSV with `,` separators is not sacct: sacct uses `|`; pass --format csv to read it as CSV with sacct's column names, or see `--format` and the column names it needs (sacct -P --format=JobID,User,Submit,Start,End,...)"
 	case comma > 0:
-		sacct = "the first line is comma-separated (CSV) and names no JobID column; sacct -P writes a header of `|`-separated column names including JobID (see `--format` and the column names it needs)"
+		sacct = "the first line is comma-separated (CSV) and names no JobID column; " + csvHint(first)
 	case hasColumn(first, "JobID") || hasColumn(first, "JobIDRaw"):
 		sacct = "the header names JobID but has no `|` or tab separators: sacct -P (--parsable2) separates columns with `|`"
 	default:
@@ -117,8 +138,17 @@ func whyNot(lines [][]byte) string {
 		mirage = "the job count on the first line is not followed by a header naming JobID"
 	}
 	swf := swfWhyNot(first)
-	return fmt.Sprintf("the first line %q is none of the formats tried: sacct: %s; sacct-json: %s; mirage: %s; swf: %s; pass --format (sacct, sacct-json, mirage or swf) to force one and see its error",
+	return fmt.Sprintf("the first line %q is none of the formats tried: sacct: %s; sacct-json: %s; mirage: %s; swf: %s; pass --format (sacct, sacct-json, mirage, swf or csv) to force one and see its error",
 		quoted, sacct, json, mirage, swf)
+}
+
+// csvHint says how to read a CSV header whose columns have other names:
+// the built-in column map it matches, or a map of one's own.
+func csvHint(header []byte) string {
+	if name := matchBuiltin(bytes.Split(header, []byte{','})); name != "" {
+		return fmt.Sprintf("its columns are those of the %q release: pass --columns %s", name, name)
+	}
+	return fmt.Sprintf("pass --columns FROM=TO,... naming which of its columns is JobID, Submit, Start, End, ... (e.g. --columns job_id=JobID,submit_time=Submit), or a built-in map (%s); sacct -P writes `|`-separated sacct names instead", builtinNames())
 }
 
 // swfWhyNot says why line is not an SWF line: neither a `;` header

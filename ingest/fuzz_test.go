@@ -52,6 +52,35 @@ func FuzzSacct(f *testing.F) {
 	})
 }
 
+// FuzzCSV reads comma-separated input through the built-in column maps
+// (eagle, pm100), a custom map, and sacct's own names (no map): quoted
+// fields, float seconds, repeated job IDs (kept as array tasks through a
+// map). Every accepted job must survive the round trip through a
+// parsable2 row, and the counts must add up.
+func FuzzCSV(f *testing.F) {
+	seedFuzz(f, "csv")
+	f.Add([]byte("job_id,submit_time,start_time,end_time,nodes_req,wallclock_req\n1,2022-11-06 01:30:00,2022-11-06 01:40:00,2022-11-06 01:50:00,2.0,60.0\n1,2022-11-06 01:30:00,,,\"3\",\n"))
+	f.Add([]byte("JobID,JobName,Submit\n1,\"a,\"\"b\"\"\",2022-01-01T00:00:00\n2,\"open,2022-01-01T00:00:00\n3,x\"y,2022-01-01T00:00:00\n"))
+	custom, err := ingest.ParseColumnMap("id=JobID,sub=Submit,beg=Start,fin=End,lim=TimelimitSec,gpus=NGPUs,n=ReqNodes")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte("id,sub,beg,fin,lim,gpus,n\n7,1600000000,1600000060,1600000120,3600.000,1,0\n7,1600000000,1600000060,1600000120,UNLIMITED,0.5,2\n"))
+	maps := []ingest.ColumnMap{{}, custom}
+	for _, name := range []string{"eagle", "pm100"} {
+		m, err := ingest.ParseColumnMap(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		maps = append(maps, m)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, m := range maps {
+			checkReaderWith(t, data, ingest.Options{Format: ingest.FormatCSV, Columns: m})
+		}
+	})
+}
+
 func FuzzMirage(f *testing.F) {
 	seedFuzz(f, "mirage")
 	seedFuzz(f, "bad")
@@ -72,18 +101,24 @@ func FuzzMirage(f *testing.F) {
 // jobs are compared without Attempt and Repair, which only the sacct and
 // Mirage readers respectively set.
 func checkReader(t *testing.T, data []byte, format ingest.Format) {
+	checkReaderWith(t, data, ingest.Options{Format: format})
+}
+
+// checkReaderWith is checkReader with base's Format and Columns.
+func checkReaderWith(t *testing.T, data []byte, base ingest.Options) {
+	format := base.Format
 	// Local times in a zone with DST exercise the resolution of ambiguous
 	// times; only the counts are checked.
 	chicago, err := time.LoadLocation("America/Chicago")
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := ingestBytes(t, data, "fuzz", ingest.Options{Format: format, Location: chicago, Cluster: "fuzz"})
+	res, err := ingestBytes(t, data, "fuzz", ingest.Options{Format: format, Columns: base.Columns, Location: chicago, Cluster: "fuzz"})
 	if err == nil && !res.Summary.Balanced {
 		t.Fatalf("America/Chicago: summary not balanced: %+v", res.Summary)
 	}
 
-	opts := ingest.Options{Format: format, Location: time.UTC, Cluster: "fuzz"}
+	opts := ingest.Options{Format: format, Columns: base.Columns, Location: time.UTC, Cluster: "fuzz"}
 	res, err = ingestBytes(t, data, "fuzz", opts)
 	if err != nil {
 		return
@@ -101,7 +136,7 @@ func checkReader(t *testing.T, data []byte, format ingest.Format) {
 		return
 	}
 	enc := fuzzEncode(res.Jobs)
-	opts.Format = ingest.FormatSacct
+	opts.Format, opts.Columns = ingest.FormatSacct, ingest.ColumnMap{}
 	back, err := ingestBytes(t, enc, "roundtrip", opts)
 	if err != nil {
 		t.Fatalf("re-read: %v\ninput:\n%s", err, enc)

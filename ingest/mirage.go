@@ -40,7 +40,7 @@ func readMirage(c *collector, r io.Reader, z *zone, cluster string) error {
 	}
 	headerLine := lr.line
 	header := bytes.Fields(line)
-	lay, lerr := newLayout(header)
+	lay, lerr := newLayout(header, nil)
 	if lerr != nil {
 		return &ParseError{Path: c.path, Line: headerLine, Err: lerr}
 	}

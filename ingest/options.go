@@ -29,6 +29,11 @@ type Options struct {
 	// must lie within 1970-01-01 and about 317 years after (ErrBadTime).
 	// Other formats ignore it.
 	StartTime time.Time
+	// Columns renames header columns of sacct and CSV inputs (see
+	// ColumnMap); with it, a comma-separated header is read as FormatCSV
+	// and rows that repeat an earlier row's job ID are kept as array tasks
+	// (RepairArrayTaskNumbered). The zero map renames nothing.
+	Columns ColumnMap
 	// Strict stops at the first bad row with its *ParseError instead of
 	// quarantining it.
 	Strict bool

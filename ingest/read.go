@@ -47,7 +47,7 @@ func Read(ctx context.Context, r io.Reader, name string, opts Options, fn func(*
 		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
 			return sum, fmt.Errorf("read %s: %w", name, err)
 		}
-		if format, err = Detect(head); err != nil {
+		if format, err = detectWith(head, &opts); err != nil {
 			return sum, fmt.Errorf("%s: %w", name, err)
 		}
 	}

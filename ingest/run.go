@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,7 +29,10 @@ type readFunc func(c *collector, r io.Reader, z *zone, opts *Options) error
 
 var readers = map[Format]readFunc{
 	FormatSacct: func(c *collector, r io.Reader, z *zone, o *Options) error {
-		return readSacct(c, r, z, o.Cluster)
+		return readSacct(c, r, z, o, false)
+	},
+	FormatCSV: func(c *collector, r io.Reader, z *zone, o *Options) error {
+		return readSacct(c, r, z, o, true)
 	},
 	FormatMirage: func(c *collector, r io.Reader, z *zone, o *Options) error {
 		return readMirage(c, r, z, o.Cluster)
@@ -163,7 +165,7 @@ func Run(ctx context.Context, inputs []string, output string, opts Options) (Sum
 	if err := p.close(); err != nil {
 		return sum, err
 	}
-	w.SetMetadata(MetaIngest, ingestMetadata(&sum, opts.Cluster))
+	w.SetMetadata(MetaIngest, ingestMetadata(&sum, &opts))
 	if err := w.Close(); err != nil {
 		return sum, err
 	}
@@ -313,31 +315,6 @@ func samePath(a, b string) bool {
 	return os.SameFile(sa, sb)
 }
 
-// ingestMetadata is the JSON recorded under MetaIngest: formats, zone,
-// cluster, and each input's name (InputSummary.Name, not the path as
-// spelled: the trace's bytes do not depend on where its inputs were),
-// sha256, format and compression.
-func ingestMetadata(sum *Summary, cluster string) string {
-	type input struct {
-		Name        string `json:"name"`
-		SHA256      string `json:"sha256"`
-		Format      string `json:"format"`
-		Compression string `json:"compression"`
-		MaxNodes    int64  `json:"max_nodes,omitempty"`
-	}
-	m := struct {
-		Format  string  `json:"format"`
-		TZ      string  `json:"tz"`
-		Cluster string  `json:"cluster"`
-		Inputs  []input `json:"inputs"`
-	}{Format: sum.Format, TZ: sum.TimeZone, Cluster: cluster}
-	for _, in := range sum.Inputs {
-		m.Inputs = append(m.Inputs, input{in.Name, in.SHA256, in.Format, in.Compression, in.MaxNodes})
-	}
-	b, _ := json.Marshal(m)
-	return string(b)
-}
-
 func containsString(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -390,7 +367,7 @@ func readInput(ctx context.Context, path string, idx, n int, sum *Summary, w job
 		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
 			return FormatAuto, fmt.Errorf("read %s: %w", path, err)
 		}
-		if format, err = Detect(head); err != nil {
+		if format, err = detectWith(head, opts); err != nil {
 			return FormatAuto, fmt.Errorf("%s: %w", path, err)
 		}
 	}

@@ -98,12 +98,12 @@ func TestNewLayout_ErrDuplicateColumn(t *testing.T) {
 		{"jobid|JobID", `duplicate column: "jobid" (field 1) and "JobID" (field 2) are the same column`},
 		{"JobID|TimelimitR|TimelimitRaw", `duplicate column: "TimelimitR" (field 2) and "TimelimitRaw" (field 3) are the same column`},
 	} {
-		_, err := newLayout(splitInto(nil, []byte(tt.Header), '|'))
+		_, err := newLayout(splitInto(nil, []byte(tt.Header), '|'), nil)
 		if err == nil || err.Error() != tt.Msg {
 			t.Errorf("newLayout(%q) = %v\nwant %s", tt.Header, err, tt.Msg)
 		}
 	}
-	if _, err := newLayout(splitInto(nil, []byte("JobID|Comment|Comment"), '|')); err != nil {
+	if _, err := newLayout(splitInto(nil, []byte("JobID|Comment|Comment"), '|'), nil); err != nil {
 		t.Errorf("a repeated unknown column: %v", err)
 	}
 }

@@ -61,7 +61,7 @@ func (s *Study) CheckFit(jobs []trace.Job) error {
 	if f.KnownWaits == 0 && f.StartUnknown > 0 &&
 		(s.Periods.Mode == "warm" || s.Cluster.InferDependencies || s.Cluster.InferCapacity) {
 		return fmt.Errorf("%w: %s: set periods.mode: cold, cluster.infer_dependencies: false and cluster.infer_capacity: false (they read the trace's real starts)",
-			ErrStudy, noStartsText(f))
+			ErrStudy, noStartsText(f, s.Chains.Partition))
 	}
 	return nil
 }
@@ -86,10 +86,18 @@ func (s *Study) partition(prof sim.Profile, jobs []trace.Job) (sim.PartitionJobs
 	return pj, nil
 }
 
-// noStartsText says that no job of the trace has a recorded start.
-func noStartsText(f sim.Fit) string {
-	return fmt.Sprintf("the trace records no job's start: %d of its %d jobs ran from a start it did not record (an SWF wait time of -1), %d never ran, so its waits are unknown",
-		f.StartUnknown, f.Jobs, f.NeverRan)
+// noStartsText says that no job of the trace has a recorded start. The
+// counts are of the jobs f considered: those of partition when it is not
+// "" (the chains' partition, where the study simulates), which the text
+// says, since trace stats counts the whole trace (with the same
+// definition of "never ran": trace.Job.NeverStarted).
+func noStartsText(f sim.Fit, partition string) string {
+	of := fmt.Sprintf("of its %d jobs with a submit time", f.Jobs)
+	if partition != "" {
+		of = fmt.Sprintf("of the %d jobs with a submit time of partition %s, where the chains run (trace stats counts every job of every partition)", f.Jobs, partition)
+	}
+	return fmt.Sprintf("the trace records no job's start: %d %s ran from a start it did not record (an SWF wait time of -1), %d never ran, so its waits are unknown",
+		f.StartUnknown, of, f.NeverRan)
 }
 
 // checkGivenNodes refuses a partition size given to Propose that cannot

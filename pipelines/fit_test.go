@@ -29,7 +29,7 @@ func TestPropose_NoStarts(t *testing.T) {
 	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	jobs := startUnknown(jobsEvery(t0, 60*24, time.Hour, 3*time.Hour, 3))
 	_, err := pipelines.Propose(jobs, pipelines.ProposeOptions{Name: "x"})
-	const want = "invalid study: the trace records no job's start: 1440 of its 1440 jobs ran from a start it did not record (an SWF wait time of -1), 0 never ran, so its waits are unknown, and the partition size cannot be inferred: give it (study init --partition-nodes N; make run NODES=N), and the study will use cold windows without inferred dependencies or capacity"
+	const want = "invalid study: the trace records no job's start: 1440 of its 1440 jobs with a submit time ran from a start it did not record (an SWF wait time of -1), 0 never ran, so its waits are unknown, and the partition size cannot be inferred: give it (study init --partition-nodes N; make run NODES=N), and the study will use cold windows without inferred dependencies or capacity"
 	if !errors.Is(err, pipelines.ErrStudy) || err.Error() != want {
 		t.Fatalf("Propose error:\n%v\nwant\n%s", err, want)
 	}

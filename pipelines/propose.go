@@ -30,10 +30,14 @@ type ProposeOptions struct {
 	ModelsFrom *Study
 }
 
-// Proposal is a proposed study and what was chosen, in words.
+// Proposal is a proposed study and what was chosen, in words. Problem,
+// when not "", is why the study cannot run as proposed and what to edit
+// (a trace too short for any window): Propose then returns the study
+// with the periods that do not fit at 0 windows, and an error.
 type Proposal struct {
-	Study *Study
-	Notes []string
+	Study   *Study
+	Notes   []string
+	Problem string
 }
 
 // Window shape of proposed studies (the LS6 study's): 2 days of warm-up,
@@ -165,24 +169,10 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 	noStarts := fit.KnownWaits == 0 && fit.StartUnknown > 0
 	if noStarts && o.PartitionNodes <= 0 {
 		return nil, fmt.Errorf("%w: %s, and the partition size cannot be inferred: give it (study init --partition-nodes N; make run NODES=N), and the study will use cold windows without inferred dependencies or capacity",
-			ErrStudy, noStartsText(fit))
+			ErrStudy, noStartsText(fit, part.name))
 	}
 	if peak == 0 && !noStarts {
 		return nil, fmt.Errorf("%w: no job of the trace has both a start and an end: the partition size cannot be inferred; give it (study init --partition-nodes N; make run NODES=N)", ErrStudy)
-	}
-	window := proposeWarmup + proposeWorkload
-	span := last.Sub(first)
-	trainEnd := first.Add(time.Duration(float64(span) * o.TrainShare))
-	// No training window overlaps a validation one; on the hour.
-	valStart := trainEnd.Add(window).Truncate(time.Hour).Add(time.Hour)
-	start := first.Add(24 * time.Hour).In(loc).Truncate(time.Hour) // a day in: the queue has filled
-	// The budgets bound the windows by the chain's limit, known below;
-	// here only whether a window fits.
-	trainWindows, _ := proposePeriod(start, trainEnd, window, 1<<30)
-	valWindows, _ := proposePeriod(valStart, last, window, 1<<30)
-	if trainWindows < 1 || valWindows < 1 {
-		return nil, fmt.Errorf("%w: the trace spans %s: too short for a %s window in both periods (%d training, %d validation windows)",
-			ErrStudy, span.Round(time.Hour), window, trainWindows, valWindows)
 	}
 	if o.PartitionNodes < 0 {
 		return nil, fmt.Errorf("%w: partition nodes %d: want >= 0 (0 = the trace's peak)", ErrStudy, o.PartitionNodes)
@@ -199,9 +189,14 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 	}
 	shape := proposeChainShape(jobs, nodes)
 	chains := shape.nodes
-	allTrain, allVal := trainWindows, valWindows
-	trainWindows, trainStride := proposePeriod(start, trainEnd, window, windowBudget(proposeTrainBudget, shape.limit))
-	valWindows, valStride := proposePeriod(valStart, last, window, windowBudget(proposeValBudget, shape.limit))
+	wantFolds := 0
+	if m := o.ModelsFrom; m != nil && slices.ContainsFunc(m.Models, func(m ModelSpec) bool { return m.Kind == "forest" || m.Kind == "xgboost" }) {
+		wantFolds = cvFolds(m.Budget)
+	}
+	plan := planWindows(first, last, loc, o.TrainShare, shape.limit, wantFolds)
+	start, valStart, window := plan.start, plan.valStart, plan.shape.length()
+	allTrain, allVal, trainWindows, valWindows := plan.allTrain, plan.allVal, plan.train, plan.val
+	trainStride, valStride := plan.trainStride, plan.valStride
 	const layout = "2006-01-02T15:04:05"
 	s := &Study{
 		Name:    o.Name,
@@ -211,7 +206,7 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		Periods: PeriodsSpec{
 			Train:      Period{Start: start.In(loc).Format(layout), Windows: trainWindows, Stride: Duration(trainStride)},
 			Validation: Period{Start: valStart.In(loc).Format(layout), Windows: valWindows, Stride: Duration(valStride)},
-			Warmup:     Duration(proposeWarmup), Workload: Duration(proposeWorkload), Mode: "warm",
+			Warmup:     Duration(plan.shape.warmup), Workload: Duration(plan.shape.workload), Mode: "warm",
 		},
 		Grid:   GridSpec{Probes: "grid"},
 		Budget: BudgetSpec{Overlap: Duration(time.Hour)},
@@ -227,11 +222,19 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		s.RealChains = false // no real start: no real interruption to compare
 		// Warm windows and the inferences read the trace's real starts.
 		s.Periods.Mode, s.Cluster.InferDependencies, s.Cluster.InferCapacity = "cold", false, false
-		mode = "cold windows (" + noStartsText(fit) + "), simulator profile default without inferred dependencies or capacity"
+		mode = "cold windows (" + noStartsText(fit, part.name) + "), simulator profile default without inferred dependencies or capacity"
 	}
 	if m := o.ModelsFrom; m != nil {
 		s.Models, s.Policies, s.Sweep, s.Predictions = slices.Clone(m.Models), slices.Clone(m.Policies), m.Sweep, m.Predictions
 		s.Budget = m.Budget
+	}
+	if plan.folds > 0 && plan.folds < wantFolds {
+		s.Budget.CVFolds = plan.folds
+	}
+	if plan.problem != "" {
+		return &Proposal{Study: s, Problem: plan.problem + ": edit periods (warmup, workload, and each period's start, windows and stride) and chains.limit in the study, or use a longer trace",
+				Notes: []string{fmt.Sprintf("partition of %d nodes: %s", nodes, nodesFrom)}},
+			fmt.Errorf("%w: %s: too short for a study (see the study's PROBLEM)", ErrStudy, plan.problem)
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -245,6 +248,9 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		fmt.Sprintf("chains of %v nodes, limit %s: %s", chains, durText(shape.limit), shape.why),
 		fmt.Sprintf("%s; decision grid; overlap budget 1h", mode),
 	}
+	if t := windowText(plan, first, last, wantFolds); t != "" {
+		notes = append(notes, t)
+	}
 	if part.name != "" {
 		notes = append(notes, part.why)
 	}
@@ -255,6 +261,24 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		notes = append(notes, fmt.Sprintf("models, policies, budget, sweep and predictions of study %s", m.Name))
 	}
 	return &Proposal{Study: s, Notes: notes}, nil
+}
+
+// windowText says why the windows are shorter than the default, or the
+// cross-validation folds fewer ("" when neither).
+func windowText(p windowPlan, first, last time.Time, wantFolds int) string {
+	var t string
+	if p.shape != proposeShapes[0] {
+		t = fmt.Sprintf("windows of %s warm-up and %s workload: the trace spans %s, too short for %s and %s in both periods",
+			durText(int64(p.shape.warmup/time.Second)), durText(int64(p.shape.workload/time.Second)), hoursText(last.Sub(first).Round(time.Hour)),
+			durText(int64(proposeWarmup/time.Second)), durText(int64(proposeWorkload/time.Second)))
+	}
+	if p.folds > 0 && p.folds < wantFolds {
+		if t != "" {
+			t += "; "
+		}
+		t += fmt.Sprintf("budget.cv_folds: %d, the most time-blocked folds one window apart that the %d training windows make (the models' study has %d)", p.folds, p.train, wantFolds)
+	}
+	return t
 }
 
 // budgetText says why a period has fewer windows than a 4 h stride gives

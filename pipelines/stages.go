@@ -152,9 +152,17 @@ func checkFolds(p features.Protocol, folds int) error {
 	for i := range ids {
 		ids[i], starts[i] = int32(i), start.Add(time.Duration(i)*p.Interval).Unix()
 	}
-	if _, err := train.BlockedFolds(ids, starts, folds, int64((p.Warmup+p.Workload)/time.Second)); err != nil {
-		return fmt.Errorf("%w: periods.train: %d windows every %s cannot make %d cross-validation folds %s apart: %w (use more windows or a longer stride)",
-			ErrStudy, p.Windows, p.Interval, folds, p.Warmup+p.Workload, err)
+	gap := int64((p.Warmup + p.Workload) / time.Second)
+	if _, err := train.BlockedFolds(ids, starts, folds, gap); err != nil {
+		fix := "use more windows or a longer stride"
+		for k := folds - 1; k >= 2; k-- {
+			if _, kerr := train.BlockedFolds(ids, starts, k, gap); kerr == nil {
+				fix = fmt.Sprintf("set budget.cv_folds: %d, the most they make, or use more windows or a longer stride", k)
+				break
+			}
+		}
+		return fmt.Errorf("%w: periods.train: %d windows every %s cannot make %d cross-validation folds %s apart: %w (%s)",
+			ErrStudy, p.Windows, p.Interval, folds, p.Warmup+p.Workload, err, fix)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mirage-hpc/mirage/ingest"
@@ -44,6 +45,19 @@ without MaxNodes/MaxProcs needs --cores-per-node, or each processor is taken
 as a node. A job whose wait time is -1 but whose run time is known ran from
 an unknown start: it is kept, marked start_unknown, and left out of waits.
 
+CSV: --format csv reads comma-separated values with a header of sacct's
+column names; --columns renames other columns (job_id=JobID,user=User,...,
+or a built-in map: ` + builtinMapNames() + `), and a comma-separated input is then
+read as CSV. Through --columns, rows that repeat an earlier row's job ID
+(array tasks exported under the array's ID) stay distinct jobs N_K,
+marked array-task-numbered, with a note.
+
+--keep-current keeps the output, ingesting nothing, when it already holds
+the same input files (by sha256) ingested with every option given on the
+command line (--format, --tz for formats with local times, --cluster,
+--start-time, --cores-per-node, --columns): so a hand-run ingest with
+--start-time survives ` + "`make run`" + `, which passes only the options it was given.
+
 ` + exitCodesHelp,
 		GroupID:     "data",
 		Args:        usageArgs(cobra.MinimumNArgs(1)),
@@ -53,7 +67,7 @@ an unknown start: it is kept, marked start_unknown, and left out of waits.
 		},
 	}
 	f := cmd.Flags()
-	f.String("format", "auto", "input format: auto, sacct, sacct-json, mirage, swf")
+	f.String("format", "auto", "input format: auto, sacct, sacct-json, mirage, swf, csv")
 	f.String("tz", "", "IANA time zone of the cluster's local times (e.g. America/Chicago); default UTC")
 	f.String("cluster", "", "cluster name for inputs that do not name one")
 	f.StringP("output", "o", "", "output Parquet file (required)")
@@ -61,6 +75,8 @@ an unknown start: it is kept, marked start_unknown, and left out of waits.
 	f.Bool("strict", false, "stop at the first bad row (exit status 2) instead of quarantining it")
 	f.Int("cores-per-node", 0, "SWF: processors per node; needed when the header has no MaxNodes/MaxProcs, else each processor is taken as a node")
 	f.String("start-time", "", "SWF: the instant times count from (RFC 3339, e.g. 2006-01-02T15:04:05Z); needed when the header has no UnixStartTime, which wins when present")
+	f.String("columns", "", "rename header columns: a built-in map ("+builtinMapNames()+") or FROM=TO pairs, e.g. job_id=JobID,submit_time=Submit (targets: sacct's names, TimelimitSec, NGPUs); a comma-separated input is then read as CSV")
+	f.Bool("keep-current", false, "keep the output and ingest nothing when it holds the same inputs (sha256) ingested with the options given on the command line")
 	f.Int("row-group-rows", 0, "rows per Parquet row group (and rows held in memory), 1 or more; default 65536")
 	f.Bool("allow-empty", false, "accept a run whose every row is quarantined: write the empty trace and the quarantine file (otherwise exit status 2, nothing replaced)")
 	f.Int("max-line-bytes", 0, "longest input line (or sacct --json job object) in bytes; a longer one is quarantined; default 16 MiB")
@@ -107,7 +123,18 @@ func runIngest(cmd *cobra.Command, g *globalOptions, inputs []string) error {
 	if cfg.CoresPerNode < 0 {
 		return usagef("--cores-per-node %d: want a positive number, or 0 for unknown", cfg.CoresPerNode)
 	}
+	cols, err := ingest.ParseColumnMap(cfg.Columns)
+	if err != nil {
+		return usageError{err}
+	}
+	if cfg.KeepCurrent {
+		kept, err := keepCurrent(cmd, g, inputs, cfg.Output, ingest.Given{}, format, loc, start, cols)
+		if kept || err != nil {
+			return err
+		}
+	}
 	opts := ingest.Options{
+		Columns:      cols,
 		Format:       format,
 		Location:     loc,
 		Cluster:      cfg.Cluster,
@@ -179,4 +206,63 @@ func printIngestSummary(g *globalOptions, s ingest.Summary, written bool) error 
 		}
 	}
 	return err
+}
+
+// builtinMapNames lists the built-in column maps for help texts.
+func builtinMapNames() string {
+	var names []string
+	for _, m := range ingest.BuiltinColumnMaps() {
+		names = append(names, m[0])
+	}
+	return strings.Join(names, ", ")
+}
+
+// keepCurrent reports whether out already holds inputs ingested with the
+// options given on the command line (ingest.Current), and then says so
+// on stdout; when it does not, it logs why it ingests again.
+func keepCurrent(cmd *cobra.Command, g *globalOptions, inputs []string, out string, given ingest.Given,
+	format ingest.Format, loc *time.Location, start time.Time, cols ingest.ColumnMap) (bool, error) {
+	fl := cmd.Flags()
+	if fl.Changed("format") {
+		given.Format = format
+	}
+	if fl.Changed("tz") {
+		given.Location = loc
+	}
+	if fl.Changed("cluster") {
+		c := g.cfg.Ingest.Cluster
+		given.Cluster = &c
+	}
+	if fl.Changed("start-time") {
+		given.StartTime = start
+	}
+	if fl.Changed("cores-per-node") {
+		given.CoresPerNode = g.cfg.Ingest.CoresPerNode
+	}
+	if fl.Changed("columns") {
+		given.Columns = cols
+	}
+	ok, why, err := ingest.Current(inputs, out, given)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		if why != "" {
+			g.log().Info("ingesting again", "reason", why)
+		}
+		return false, nil
+	}
+	if g.cfg.JSON {
+		b, err := json.MarshalIndent(struct {
+			Kept   bool   `json:"kept"`
+			Output string `json:"output"`
+		}{true, out}, "", "  ")
+		if err == nil {
+			_, err = fmt.Fprintln(g.stdout, string(b))
+		}
+		return true, err
+	}
+	_, err = fmt.Fprintf(g.stdout, "kept %s: it holds the same %s ingested with the options given (--keep-current); delete it, or drop --keep-current, to ingest again\n",
+		out, plural(int64(len(inputs)), "input"))
+	return true, err
 }

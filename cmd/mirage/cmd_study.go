@@ -95,6 +95,9 @@ func runStudyInit(cmd *cobra.Command, g *globalOptions) error {
 		}
 	}
 	p, err := pipelines.Propose(jobs, po)
+	if err != nil && p != nil && p.Problem != "" {
+		return writeProblemStudy(g, out, p, err)
+	}
 	if err != nil {
 		return usageError{err}
 	}
@@ -178,4 +181,46 @@ func checkStudyTrace(study, tracePath string) error {
 		return err
 	}
 	return s.CheckTrace(tracePath)
+}
+
+// writeProblemStudy writes a proposal that cannot run as it is (a trace
+// too short for any window), its problem marked in a comment at the top
+// and in the fields left at 0, so that it can be edited; it says what to
+// edit and returns err.
+func writeProblemStudy(g *globalOptions, out string, p *pipelines.Proposal, err error) error {
+	b, merr := p.Study.Marshal()
+	if merr != nil {
+		return merr
+	}
+	var head strings.Builder
+	head.WriteString("# PROBLEM (mirage study init): this study cannot run as written:\n")
+	for _, line := range wrapWords(p.Problem, 76) {
+		head.WriteString("#   " + line + "\n")
+	}
+	head.WriteString("# Edit it, delete these lines, and run it again (make run, or mirage pipeline run " + out + ").\n")
+	if werr := atomicfile.WriteFile(out, append([]byte(head.String()), b...)); werr != nil {
+		return werr
+	}
+	fmt.Fprintf(g.stderr, "study init: wrote %s with its problem marked: %s\n", out, p.Problem)
+	return usageError{err}
+}
+
+// wrapWords breaks s into lines of at most width bytes at spaces.
+func wrapWords(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }

@@ -260,6 +260,12 @@ type IngestConfig struct {
 	Strict       bool   `mapstructure:"strict"`
 	CoresPerNode int    `mapstructure:"cores_per_node"`
 	StartTime    string `mapstructure:"start_time"` // RFC 3339; "" = none
+	// Columns is ingest.ParseColumnMap's spec: a built-in map's name
+	// (eagle, pm100) or FROM=TO pairs; "" = none.
+	Columns string `mapstructure:"columns"`
+	// KeepCurrent skips the run when the output already holds the same
+	// inputs ingested with the options given on the command line.
+	KeepCurrent  bool   `mapstructure:"keep_current"`
 	RowGroupRows int    `mapstructure:"row_group_rows"`
 	Progress     string `mapstructure:"progress"` // always, auto or never
 	// AllowEmpty accepts a run whose every row is quarantined.
