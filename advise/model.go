@@ -234,7 +234,7 @@ func (m *treeModel) Score(x []float64, nodes int, pRemainingSec float64) Score {
 }
 
 // paramFor is evaluate.Model's rule parameter: the operating point's for
-// the chain's size, else the target's default (θ = 0.5 h, τ = 0.5,
+// the chain's size, else the target's default (θ = 0.5 h, τ = 0.5, λ = 1,
 // margin = 0).
 func paramFor(op *train.OperatingPoint, t train.Target, nodes int) float64 {
 	switch {
@@ -244,6 +244,8 @@ func paramFor(op *train.OperatingPoint, t train.Target, nodes int) float64 {
 		return train.DefaultThetaHours
 	case t.Classification():
 		return 0.5
+	case t == train.TargetStop:
+		return train.DefaultStopLambda
 	}
 	return 0
 }

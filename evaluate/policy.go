@@ -195,10 +195,10 @@ func (Oracle) Choose(rSec []int64, _ float64) int { return Best(rSec) }
 
 // Model submits Q by its artifact's threshold rule (train.RuleText): the
 // score (train.RuleScore: the prediction, or the predicted wait minus P's
-// remaining time) ≥ the threshold of the rule parameter θ, τ or margin.
+// remaining time) ≥ the threshold of the rule parameter θ, τ, λ or margin.
 // The parameter is Param when set, else the manifest's operating point
 // for the chain's size (chosen on training data), else the target's
-// default (θ = 0.5 h, τ = 0.5, margin = 0).
+// default (θ = 0.5 h, τ = 0.5, λ = 1, margin = 0).
 type Model struct {
 	Label    string
 	Artifact *train.Artifact
@@ -269,6 +269,8 @@ func paramFor(param *float64, op *train.OperatingPoint, t train.Target, nodes in
 		return train.DefaultThetaHours
 	case t.Classification():
 		return 0.5
+	case t == train.TargetStop:
+		return train.DefaultStopLambda
 	}
 	return 0
 }
@@ -362,13 +364,14 @@ func (p *TrainedEstimate) Decide(c *DecisionContext) (bool, error) {
 }
 
 // SweepParams are the rule parameters `evaluate --sweep` adds per model
-// target: θ hours, τ, margin hours.
+// target: θ hours, τ, λ (stop; hours per hour), margin hours.
 var SweepParams = map[train.Target][]float64{
 	train.TargetR:         {0, 0.25, 0.5, 1, 2, 4},
 	train.TargetInterrupt: {0.05, 0.1, 0.2, 0.3, 0.5, 0.7},
 	train.TargetCliff:     {0.05, 0.1, 0.2, 0.3, 0.5, 0.7},
 	train.TargetWait:      {-1, 0, 0.5, 1, 2, 4},
 	train.TargetDeadline:  {-0.5, 0, 0.25, 0.5, 1, 2},
+	train.TargetStop:      {0.1, 0.25, 0.5, 1, 2, 4},
 }
 
 // sweepSymbol names a target's parameter in a policy name.
@@ -378,6 +381,8 @@ func sweepSymbol(t train.Target) string {
 		return "τ"
 	case train.TargetWait, train.TargetDeadline:
 		return "margin"
+	case train.TargetStop:
+		return "λ"
 	}
 	return "θ"
 }

@@ -279,7 +279,7 @@ type BudgetSpec struct {
 
 // ModelSpec is one model to train: kind forest, xgboost, dqn, estimate
 // or estimate-rt, and for forest and xgboost the target (r, interrupt,
-// cliff, deadline, wait).
+// cliff, deadline, wait, stop).
 type ModelSpec struct {
 	Kind   string `yaml:"kind" mapstructure:"kind" json:"kind"`
 	Target string `yaml:"target,omitempty" mapstructure:"target" json:"target,omitempty"`
