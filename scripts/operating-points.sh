@@ -8,8 +8,11 @@
 # EVERY_BLOCK (1: the budget must hold in every CV time block,
 # train --budget-every-block), BUDGET_RULE (train --budget-rule: mean,
 # every-block or nested; empty: train's default), BUDGET (1h), SWEEP (1:
-# evaluate --sweep; 0 replays the training-chosen points only). It ends
-# with scripts/operating-points-table.sh: CV against validation overlap.
+# evaluate --sweep; 0 replays the training-chosen points only), MODELS
+# (the tree kinds, "xgboost forest"), TARGETS (their targets, "cliff
+# interrupt deadline r wait"; stop is train --target stop). It ends with
+# scripts/operating-points-table.sh: CV against validation overlap, and
+# scripts/light-overlap.sh: the share of overlap spent in light windows.
 set -euo pipefail
 P=${1:?protocol: ls6 or mirage-ls6}
 D=${2:?output directory}
@@ -32,8 +35,8 @@ if [ "${SWEEP:-1}" = 0 ]; then sweep=(); fi
 log estimate; "$BIN" train --model estimate --samples "$S" "${op[@]}" -o "$D/$P-estimate" --log-level error
 "$BIN" train --model estimate-rt --samples "$S" "${op[@]}" -o "$D/$P-estimate-rt" --log-level error
 pol="reactive,avg,slurm-estimate,slurm-estimate-rt,slurm-estimate:$D/$P-estimate,slurm-estimate:$D/$P-estimate-rt,oracle,oracle-cost"
-for m in xgboost forest; do
-  for t in cliff interrupt deadline r wait; do
+for m in ${MODELS:-xgboost forest}; do
+  for t in ${TARGETS:-cliff interrupt deadline r wait}; do
     log "$m $t"
     /usr/bin/time -f "%e s wall" "$BIN" train --model $m --target $t --samples "$S" "${op[@]}" -o "$D/$P-$m-$t" --threads 2 --log-level error
     pol="$pol,$m:$D/$P-$m-$t"
@@ -47,4 +50,5 @@ log evaluate; /usr/bin/time -f "%e s wall" "$BIN" evaluate --trace "$T" --protoc
   -o "$D/$P-val" --log-level error
 "$BIN" report --trace "$T" "$D/$P-val" --log-level error || true
 "$(dirname "$0")/operating-points-table.sh" "$P" "$D" | tee "$D/$P-table.txt"
+"$(dirname "$0")/light-overlap.sh" "$P" "$D" | tee "$D/$P-light.txt"
 log done

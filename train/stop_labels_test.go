@@ -93,3 +93,42 @@ func TestTargetStop_Rule(t *testing.T) {
 		t.Errorf("stop operating point %+v (param %s), want λ in (1, 3]: the early submission", c, op.Param)
 	}
 }
+
+// TestTargetLabels_StopHorizon checks the label with a horizon: the
+// later decision is the last one within the horizon, the next one when
+// none is that close, and the last decision keeps StopLastRate.
+func TestTargetLabels_StopHorizon(t *testing.T) {
+	const h = 3600
+	// Decisions at 0, 1 h, 2 h, 2 h 10 min, 2 h 20 min (P's end).
+	probe := []int64{0, h, 2 * h, 2*h + 600, 2*h + 1200}
+	r := []int64{-2 * h, -h, 0, 3 * h, 4 * h}
+	s := &features.Samples{}
+	for k := range probe {
+		s.WindowID = append(s.WindowID, 0)
+		s.WindowStart = append(s.WindowStart, 0)
+		s.ChainNodes = append(s.ChainNodes, 1)
+		s.ProbeTime = append(s.ProbeTime, probe[k])
+		s.LabelRSec = append(s.LabelRSec, r[k])
+	}
+	for _, c := range []struct {
+		horizon int64
+		want    []float64
+	}{
+		{0, []float64{0, 0, 18, 6, StopLastRate}},
+		// 30 min: nothing within it from 0 or 1 h: the next decision.
+		{1800, []float64{0, 0, 4 / (1200.0 / h), 6, StopLastRate}},
+		// 90 min: from 0 the 1 h decision; from 1 h the one at 2 h 20 min.
+		{5400, []float64{0, 4 / (4800.0 / h), 4 / (1200.0 / h), 6, StopLastRate}},
+	} {
+		got, err := TargetStop.labelsWith(s, c.horizon)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range c.want {
+			if math.Abs(got[i]-c.want[i]) > 1e-9 {
+				t.Errorf("horizon %d s: labels %v, want %v", c.horizon, got, c.want)
+				break
+			}
+		}
+	}
+}

@@ -102,12 +102,15 @@ func (t Target) Objective(regression string) string {
 
 // labels returns the training label of every row of s for t: r or the
 // wait in hours, or 1 for r > 0 and 0 otherwise.
-func (t Target) labels(s *features.Samples) ([]float64, error) {
+func (t Target) labels(s *features.Samples) ([]float64, error) { return t.labelsWith(s, 0) }
+
+// labelsWith is labels with TargetStop's horizon (Options.StopHorizonSec).
+func (t Target) labelsWith(s *features.Samples, stopHorizonSec int64) ([]float64, error) {
 	if len(s.LabelRSec) != s.Len() || (t == TargetWait && len(s.LabelWaitSec) != s.Len()) {
 		return nil, fmt.Errorf("train: %w: no label columns", ErrSamples)
 	}
 	if t == TargetStop {
-		return stopLabels(s), nil
+		return stopLabels(s, stopHorizonSec), nil
 	}
 	y := make([]float64, s.Len())
 	if t == TargetCliff {
@@ -153,20 +156,27 @@ func (t Target) labels(s *features.Samples) ([]float64, error) {
 
 // stopLabels returns TargetStop's label of every row of s: within each
 // window and chain size (Units, in decision order), the extra
-// interruption in hours of submitting at the next decision instead of
-// this one, per hour between the two, [max(r_next, 0) − max(r, 0)] / Δ_h;
-// on the window's last decision (P's end) StopLastRate. Two rows at the
-// same probe time (none on the decision grid) take the difference itself,
-// as if an hour apart.
-func stopLabels(s *features.Samples) []float64 {
+// interruption in hours of submitting at a later decision instead of
+// this one, per hour between the two, [max(r_next, 0) − max(r, 0)] / Δ_h,
+// the later decision being the next one, or with horizonSec > 0 the last
+// one within horizonSec (the next one when none is that close); on the
+// window's last decision (P's end) StopLastRate. Two rows at the same
+// probe time (none on the decision grid) take the difference itself, as
+// if an hour apart.
+func stopLabels(s *features.Samples, horizonSec int64) []float64 {
 	y := make([]float64, s.Len())
 	for _, u := range Units(s) {
+		j := 0
 		for k, row := range u.Rows {
 			if k == len(u.Rows)-1 {
 				y[row] = StopLastRate
 				continue
 			}
-			next := u.Rows[k+1]
+			j = max(j, k+1)
+			for j+1 < len(u.Rows) && s.ProbeTime[u.Rows[j+1]]-s.ProbeTime[row] <= horizonSec {
+				j++
+			}
+			next := u.Rows[j]
 			d := float64(max(s.LabelRSec[next], 0)-max(s.LabelRSec[row], 0)) / 3600
 			if dt := float64(s.ProbeTime[next]-s.ProbeTime[row]) / 3600; dt > 0 {
 				d /= dt

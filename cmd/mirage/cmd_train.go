@@ -70,6 +70,7 @@ DIR/calibration.png.
 	f.Duration("overlap-budget", d.OverlapBudget, "operating point: the most mean overlap per window; the rule's parameter (theta, tau, lambda or margin) is chosen per chain size by time-blocked CV on the training windows")
 	f.Bool("budget-every-block", false, "operating point: the overlap budget must hold in each of the --cv time blocks of the training period, not only on average (robust to drift between months); the same as --budget-rule every-block")
 	f.String("budget-rule", "", "operating point: the statistic of the CV overlap held within --overlap-budget: mean (over the training windows; the default), every-block (the largest of the --cv time blocks' means) or nested (mean + k*sd of the blocks' means, k the least that holds on every block left out when choosing on the others)")
+	f.Duration("stop-horizon", 0, "target stop: the label is the extra interruption of submitting at the last decision within this horizon instead of now, per hour of waiting (0 = the next decision)")
 	f.Bool("unweighted", false, "ignore the samples' row weights (by default every window weighs the same)")
 	f.String("trace", "", "dqn, runtime: trace file (Parquet); the episodes (dqn) or jobs (runtime) of --protocol's training period")
 	f.String("protocol", "", "dqn, runtime: features protocol (e.g. ls6, mirage-ls6; runtime validates on NAME-val)")
@@ -229,6 +230,9 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if c.StopHorizon < 0 || c.StopHorizon > 0 && target != train.TargetStop {
+		return usagef("--stop-horizon %v: a duration >= 0, for --target stop only", c.StopHorizon)
+	}
 	began := time.Now()
 	p, err := trainParams(cmd, kind, c)
 	if err != nil {
@@ -238,7 +242,7 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	opts := train.Options{Params: p, K: c.CV, Version: version, Target: target, OverlapBudgetH: budgetH, Unweighted: c.Unweighted,
-		BudgetEveryBlock: c.BudgetEveryBlock, BudgetRule: rule}
+		BudgetEveryBlock: c.BudgetEveryBlock, BudgetRule: rule, StopHorizonSec: int64(c.StopHorizon / time.Second)}
 	m, err := train.FitSamples(cmd.Context(), c.Samples, c.Output, opts)
 	if err != nil {
 		return err
