@@ -82,6 +82,11 @@ type FeaturesSpec struct {
 	// --runtime-model does. "" adds no column. pipeline run refuses a
 	// path that is neither before any stage runs.
 	RuntimeModel string `yaml:"runtime_model,omitempty" mapstructure:"runtime_model" json:"runtime_model,omitempty"`
+	// Wide adds the wide columns (features.WideNames: what predicts long
+	// waits for a job of Q's shape) to every features stage's samples
+	// (features.Protocol.Wide), as features build --wide does; false adds
+	// none.
+	Wide bool `yaml:"wide,omitempty" mapstructure:"wide" json:"wide,omitempty"`
 }
 
 // SlurmSpec is how the Slurm executor submits a study's stages, one
@@ -478,6 +483,7 @@ func (s *Study) Protocols() (train, validation features.Protocol, err error) {
 	}
 	p.SetProfile(prof)
 	p.InferDeps, p.InferCapacity = s.Cluster.InferDependencies, s.Cluster.InferCapacity
+	p.Wide = s.Features != nil && s.Features.Wide
 	if s.Grid.Probes == "grid" {
 		g := features.GridOptions{DecisionSec: sec(s.Grid.Decision), DenseSec: sec(s.Grid.Dense), SparseSec: sec(s.Grid.Sparse)}.WithDefaults()
 		p.Grid = &g
