@@ -77,8 +77,9 @@ type Decision struct {
 	// time, 0 after a submit decision.
 	NextAsk int64 `json:"next_ask"`
 	// FeaturesSHA256 is the SHA-256 of the feature vector (float64s,
-	// little-endian, Names' order, then features.ModelEstimateName for a
-	// model with a run-time model), so an audit can match a replay.
+	// little-endian, Names' order, then features.WideNames for a model
+	// with the wide columns and features.ModelEstimateName for a model
+	// with a run-time model), so an audit can match a replay.
 	FeaturesSHA256 string `json:"features_sha256,omitempty"`
 	// Features is the feature vector by name (--json only).
 	Features map[string]float64 `json:"features,omitempty"`
@@ -115,10 +116,7 @@ func (a *Advisor) DecideAt(ctx context.Context, obs *Observation, pJobID string)
 	if err != nil {
 		return Decision{}, err
 	}
-	names := features.Names()
-	if st.MedianRunSec != nil {
-		names = append(names, features.ModelEstimateName)
-	}
+	names := features.ColumnNames(st.Wide, st.MedianRunSec != nil)
 	if len(a.x) != len(names) {
 		a.x = make([]float64, len(names))
 	}

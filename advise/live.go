@@ -66,6 +66,12 @@ type LiveOptions struct {
 	// as known at Now, into features.State.MedianRunSec, so that
 	// features.Vector writes the column after the others.
 	RuntimeModel *jobruntime.Model
+	// Wide is set for a model trained with the wide columns
+	// (features.WideNames after Names'; Open sets it from the manifest):
+	// BuildState sets features.State.Wide, so that features.Vector writes
+	// them from the rebuilt queue as features build --wide does from the
+	// simulator's.
+	Wide bool
 }
 
 func (o *LiveOptions) withDefaults() {
@@ -193,7 +199,7 @@ func BuildState(obs *Observation, pJobID string, o LiveOptions) (*features.State
 	rec := newStarts(lj)
 	mean, n := rec.meanBefore(obs.Now, o.RecentStarts)
 	st := &features.State{Sim: s, PID: pid, P: pj, Q: qj, RecentMeanWaitSec: mean, RecentStarts: n,
-		History: sampleHistory(lj, rec, obs.Now, &o, cfg), Location: o.Location}
+		History: sampleHistory(lj, rec, obs.Now, &o, cfg), Location: o.Location, Wide: o.Wide}
 	if o.RuntimeModel != nil {
 		st.MedianRunSec = runtimeMedians(o.RuntimeModel, lj, src, q.Jobs, pid)
 	}

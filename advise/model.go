@@ -17,6 +17,7 @@ import (
 // artifacts; a deployment tool may supply its own.
 type Model interface {
 	// Score scores the feature vector x (features.Names' order, then
+	// features.WideNames when Info().Live.Wide is set, then
 	// features.ModelEstimateName when Info().Live.RuntimeModel is set) of
 	// a chain of nodes nodes; pRemainingSec is P's time to its expected
 	// end (seconds, ≥ 0), which some rules use.
@@ -107,8 +108,10 @@ func Open(dir string) (Model, error) {
 		return nil, fmt.Errorf("model %s: %w: %w", dir, train.ErrBadModel, err)
 	}
 	var rt *jobruntime.Model
+	wide := false
 	if a.Manifest.Kind != train.KindEstimate {
-		names := features.Names()
+		wide = features.HasWide(a.Manifest.Features)
+		names := features.ColumnNames(wide, false)
 		if a.Manifest.RuntimeModel != "" {
 			if rt, err = openRuntimeModel(dir, a.Manifest.RuntimeModel, a.Manifest.RuntimeModelSHA256); err != nil {
 				return nil, err
@@ -127,7 +130,7 @@ func Open(dir string) (Model, error) {
 	if m.info.Live, err = liveOptions(a.Manifest.SimConfig, a.Manifest.Protocol, nil); err != nil {
 		return nil, fmt.Errorf("model %s: %w", dir, err)
 	}
-	m.info.Live.RuntimeModel = rt
+	m.info.Live.RuntimeModel, m.info.Live.Wide = rt, wide
 	return m, nil
 }
 
@@ -234,7 +237,7 @@ func (m *treeModel) Score(x []float64, nodes int, pRemainingSec float64) Score {
 }
 
 // paramFor is evaluate.Model's rule parameter: the operating point's for
-// the chain's size, else the target's default (θ = 0.5 h, τ = 0.5,
+// the chain's size, else the target's default (θ = 0.5 h, τ = 0.5, λ = 1,
 // margin = 0).
 func paramFor(op *train.OperatingPoint, t train.Target, nodes int) float64 {
 	switch {
@@ -244,6 +247,8 @@ func paramFor(op *train.OperatingPoint, t train.Target, nodes int) float64 {
 		return train.DefaultThetaHours
 	case t.Classification():
 		return 0.5
+	case t == train.TargetStop:
+		return train.DefaultStopLambda
 	}
 	return 0
 }

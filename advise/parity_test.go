@@ -87,14 +87,17 @@ const numChainForTest = 10
 
 // TestParity_SimulatorAndLive builds states in the simulator, renders
 // them as squeue --json and sacct --parsable2, reads them back through
-// the live path and checks that every feature is bit for bit the same.
+// the live path and checks that every feature, the wide columns
+// (features build --wide; LiveOptions.Wide) included, is bit for bit the
+// same.
 func TestParity_SimulatorAndLive(t *testing.T) {
 	ctx := context.Background()
 	tl, opts := parityTimeline(t, 400, nil)
+	opts.Wide = true
 	p := tl.P()
-	names := features.Names()
-	want := make([]float64, features.NumFeatures())
-	got := make([]float64, features.NumFeatures())
+	names := opts.FeatureNames()
+	want := make([]float64, len(names))
+	got := make([]float64, len(names))
 	checked, started, queued, ahead := 0, 0, 0, 0
 	for k := int64(1); k < 14*6*6; k += 6 + k%5 { // every 1 to 1.7 h from 10 minutes after P's submission
 		at := p.Submit + k*600
@@ -121,7 +124,7 @@ func TestParity_SimulatorAndLive(t *testing.T) {
 		}
 		obs := &Observation{Now: at, Queue: queue, History: hist, Nodes: opts.Config.Nodes, Capacity: snap.Capacity}
 		st, ch, err := BuildState(obs, strconv.FormatInt(jobRaw(tl.PID()), 10), LiveOptions{
-			Config: opts.Config, Location: opts.Location, RecentStarts: opts.RecentStarts, PredictRunTimes: true,
+			Config: opts.Config, Location: opts.Location, RecentStarts: opts.RecentStarts, PredictRunTimes: true, Wide: true,
 		})
 		if err != nil {
 			t.Fatalf("at %d: %v", at, err)

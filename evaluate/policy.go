@@ -50,6 +50,7 @@ type DecisionContext struct {
 	featsErr error
 	compute  func(dst []float64) error
 	memos    map[any]memoEntry
+	wide     []float64 // the wide columns at Now, computed on first use
 }
 
 type memoEntry struct {
@@ -104,6 +105,17 @@ func (c *DecisionContext) Features() ([]float64, error) {
 		c.featsErr = c.compute(c.feats)
 	}
 	return c.feats, c.featsErr
+}
+
+// Wide returns the wide columns at Now (features.Wide: computed from the
+// queue at Now only, as Features), computed on first use and shared by
+// the policies asked at Now.
+func (c *DecisionContext) Wide() []float64 {
+	if c.wide == nil {
+		c.wide = make([]float64, features.NumWide)
+		features.Wide(c.wide, c.Sim, c.PID, c.P, c.Q)
+	}
+	return c.wide
 }
 
 // Policy decides at each decision time whether to submit Q now.
@@ -195,10 +207,10 @@ func (Oracle) Choose(rSec []int64, _ float64) int { return Best(rSec) }
 
 // Model submits Q by its artifact's threshold rule (train.RuleText): the
 // score (train.RuleScore: the prediction, or the predicted wait minus P's
-// remaining time) ≥ the threshold of the rule parameter θ, τ or margin.
+// remaining time) ≥ the threshold of the rule parameter θ, τ, λ or margin.
 // The parameter is Param when set, else the manifest's operating point
 // for the chain's size (chosen on training data), else the target's
-// default (θ = 0.5 h, τ = 0.5, margin = 0).
+// default (θ = 0.5 h, τ = 0.5, λ = 1, margin = 0).
 type Model struct {
 	Label    string
 	Artifact *train.Artifact
@@ -208,6 +220,10 @@ type Model struct {
 	// features.ModelEstimateName column needs (bound by BindTrace); nil
 	// for a model without that column.
 	RT *RunTimes
+	// Wide is set when the artifact was trained with the wide columns
+	// (features.WideNames after Names'; features build --wide): Predict
+	// then appends them (DecisionContext.Wide).
+	Wide bool
 }
 
 // NewModel opens a model directory and checks its features against the
@@ -224,7 +240,8 @@ func NewModel(label, dir string, param *float64) (*Model, error) {
 	if a.Model == nil {
 		return nil, &train.KindError{Dir: dir, Kind: a.Manifest.Kind, Target: a.Manifest.Target, Want: "a forest or xgboost model (policy forest:DIR or xgboost:DIR)"}
 	}
-	names := features.Names()
+	wide := features.HasWide(a.Manifest.Features)
+	names := features.ColumnNames(wide, false)
 	if a.Manifest.RuntimeModel != "" {
 		if err := checkRuntimeModel(a.Manifest.RuntimeModel, a.Manifest.RuntimeModelSHA256); err != nil {
 			return nil, fmt.Errorf("model %s: %w", dir, err)
@@ -238,7 +255,7 @@ func NewModel(label, dir string, param *float64) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", dir, err)
 	}
-	return &Model{Label: label, Artifact: a, Target: t, Param: param}, nil
+	return &Model{Label: label, Artifact: a, Target: t, Param: param, Wide: wide}, nil
 }
 
 // runtimeDir returns the run-time model directory the model's features
@@ -269,6 +286,8 @@ func paramFor(param *float64, op *train.OperatingPoint, t train.Target, nodes in
 		return train.DefaultThetaHours
 	case t.Classification():
 		return 0.5
+	case t == train.TargetStop:
+		return train.DefaultStopLambda
 	}
 	return 0
 }
@@ -280,6 +299,9 @@ func (m *Model) Predict(c *DecisionContext) (float64, error) {
 	f, err := c.Features()
 	if err != nil {
 		return 0, err
+	}
+	if m.Wide {
+		f = append(f[:len(f):len(f)], c.Wide()...)
 	}
 	if m.runtimeDir() != "" {
 		if m.RT == nil {
@@ -362,13 +384,14 @@ func (p *TrainedEstimate) Decide(c *DecisionContext) (bool, error) {
 }
 
 // SweepParams are the rule parameters `evaluate --sweep` adds per model
-// target: θ hours, τ, margin hours.
+// target: θ hours, τ, λ (stop; hours per hour), margin hours.
 var SweepParams = map[train.Target][]float64{
 	train.TargetR:         {0, 0.25, 0.5, 1, 2, 4},
 	train.TargetInterrupt: {0.05, 0.1, 0.2, 0.3, 0.5, 0.7},
 	train.TargetCliff:     {0.05, 0.1, 0.2, 0.3, 0.5, 0.7},
 	train.TargetWait:      {-1, 0, 0.5, 1, 2, 4},
 	train.TargetDeadline:  {-0.5, 0, 0.25, 0.5, 1, 2},
+	train.TargetStop:      {0.1, 0.25, 0.5, 1, 2, 4},
 }
 
 // sweepSymbol names a target's parameter in a policy name.
@@ -378,6 +401,8 @@ func sweepSymbol(t train.Target) string {
 		return "τ"
 	case train.TargetWait, train.TargetDeadline:
 		return "margin"
+	case train.TargetStop:
+		return "λ"
 	}
 	return "θ"
 }

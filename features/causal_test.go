@@ -66,7 +66,7 @@ func featuresAt(tb testing.TB, jobs []sim.Job, o *Options, w, nodes int, user in
 	if err := tl.Advance(ctx, t); err != nil {
 		tb.Fatal(err)
 	}
-	dst := make([]float64, NumFeatures())
+	dst := make([]float64, len(o.FeatureNames()))
 	if err := tl.Features(ctx, dst); err != nil {
 		tb.Fatal(err)
 	}
@@ -94,8 +94,9 @@ func TestFeatures_CapacityCausal(t *testing.T) {
 	if err := Normalise(&o); err != nil {
 		t.Fatal(err)
 	}
+	o.Wide = true // the wide columns too: they read the queue at t only
 	user := ChainUser(jobs)
-	names := Names()
+	names := o.FeatureNames()
 	type probe struct {
 		w, nodes int
 		offSec   int64 // t - P's submission

@@ -61,6 +61,9 @@ type Options struct {
 	// medians of the jobs given to Build, which must have one value per
 	// job. Nil leaves the samples as without it.
 	RunTimes *RunTimes
+	// Wide, when set, adds the wide columns (WideNames) after Names'.
+	// Off, the samples are as without it.
+	Wide bool
 	// Workers is the number of windows simulated at once; 0 means 1. The
 	// result does not depend on it.
 	Workers int

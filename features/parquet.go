@@ -122,6 +122,11 @@ func metadata(s *Samples, meta FileMeta) (arrow.Metadata, error) {
 				feats[i].Unit = f.Unit
 			}
 		}
+		for _, f := range wideSchema {
+			if f.Name == n {
+				feats[i].Unit = f.Unit
+			}
+		}
 		if n == ModelEstimateName {
 			feats[i].Unit = ModelEstimateUnit
 		}

@@ -59,6 +59,11 @@ type Protocol struct {
 	// partition size.
 	InferDeps     bool `json:"infer_deps"`
 	InferCapacity bool `json:"infer_capacity"`
+	// Wide adds the wide columns (WideNames: what predicts long waits
+	// for a job of Q's shape) to the samples Run builds (Options.Wide;
+	// features build --wide). Off by default, and then not written, so that a
+	// protocol without it records as before.
+	Wide bool `json:"wide,omitempty"`
 }
 
 // ProtocolNames lists LookupProtocol's names.
@@ -133,7 +138,8 @@ func (p Protocol) SimProfile() (sim.Profile, error) {
 
 // Prepare converts a trace under the protocol and returns the simulator
 // jobs and Build's options (Workers, Progress and Logger left to the
-// caller).
+// caller; Wide too: Run sets it from p.Wide, while evaluate's timelines
+// compute the base columns and add the wide ones per model).
 func (p Protocol) Prepare(tjobs []trace.Job) ([]sim.Job, Options, error) {
 	prof, err := p.SimProfile()
 	if err != nil {

@@ -40,14 +40,9 @@ type RunTimeModel struct {
 }
 
 // FeatureNames returns the feature columns of the samples built from in:
-// Names, then ModelEstimateName when in.RunTimes is set.
-func (in In) FeatureNames() []string {
-	n := Names()
-	if in.RunTimes != nil {
-		n = append(n, ModelEstimateName)
-	}
-	return n
-}
+// Names, then WideNames when in.Protocol.Wide is set, then
+// ModelEstimateName when in.RunTimes is set.
+func (in In) FeatureNames() []string { return ColumnNames(in.Protocol.Wide, in.RunTimes != nil) }
 
 // RunOptions are how Run builds and where it writes.
 type RunOptions struct {
@@ -153,6 +148,7 @@ func (in In) prepare(ctx context.Context, opts RunOptions, predict bool) (prepar
 		return prepared{}, err
 	}
 	pr.fo.Workers, pr.fo.Logger, pr.fo.Progress = opts.Workers, opts.Logger, opts.Progress
+	pr.fo.Wide = in.Protocol.Wide
 	if pr.fo.Workers <= 0 {
 		pr.fo.Workers = runtime.GOMAXPROCS(0)
 	}

@@ -74,22 +74,26 @@ func expectedPEnd(s *sim.Sim, pid sim.JobID, p sim.Job, now int64) int64 {
 }
 
 // FeatureNames returns the feature columns Build writes with o: Names,
-// then ModelEstimateName when o.RunTimes is set.
-func (o *Options) FeatureNames() []string {
+// then WideNames when o.Wide is set, then ModelEstimateName when
+// o.RunTimes is set.
+func (o *Options) FeatureNames() []string { return ColumnNames(o.Wide, o.RunTimes != nil) }
+
+// ColumnNames returns the feature columns of samples built with or
+// without the wide columns and the run-time model's: Names, then
+// WideNames when wide, then ModelEstimateName when runTimes.
+func ColumnNames(wide, runTimes bool) []string {
 	n := Names()
-	if o.RunTimes != nil {
+	if wide {
+		n = append(n, WideNames()...)
+	}
+	if runTimes {
 		n = append(n, ModelEstimateName)
 	}
 	return n
 }
 
 // width is the length of a feature row under o.
-func (o *Options) width() int {
-	if o.RunTimes != nil {
-		return numFeats + 1
-	}
-	return numFeats
-}
+func (o *Options) width() int { return len(o.FeatureNames()) }
 
 // checkRunTimes validates o.RunTimes against the jobs given to Build.
 func (o *Options) checkRunTimes(jobs int) error {

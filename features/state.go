@@ -39,16 +39,23 @@ type State struct {
 	// of Sim's jobs, seconds, indexed by job ID (Local); Vector then
 	// writes the ModelEstimateName column after the NumFeatures others.
 	MedianRunSec []int64
+	// Wide, when set, makes Vector write the wide columns (Wide) after
+	// the NumFeatures others, before ModelEstimateName.
+	Wide bool
 
 	buf, cur []float64 // scratch, reused across calls
 }
 
 // Vector writes the feature vector of st (NumFeatures values, Names'
-// order, then ModelEstimateName when st.MedianRunSec is set) into dst,
-// which must hold exactly that many values. It returns ctx's error or an
-// error of the ahead_* fork (Q refused by the simulation).
+// order, then the wide columns when st.Wide is set, then
+// ModelEstimateName when st.MedianRunSec is set) into dst, which must
+// hold exactly that many values. It returns ctx's error or an error of
+// the ahead_* fork (Q refused by the simulation).
 func Vector(ctx context.Context, dst []float64, st *State) error {
 	want := numFeats
+	if st.Wide {
+		want += NumWide
+	}
 	if st.MedianRunSec != nil {
 		want++
 	}
@@ -124,8 +131,11 @@ func Vector(ctx context.Context, dst []float64, st *State) error {
 		hist = &History{}
 	}
 	hist.summarise(dst[offHistory:numFeats], now, st.cur)
+	if st.Wide {
+		wideColumns(dst[numFeats:numFeats+NumWide], &snap, st.PID, pEnd, st.Q.Nodes)
+	}
 	if st.MedianRunSec != nil {
-		dst[numFeats] = ModelEstimateR(s, st.PID, st.P, st.Q, st.MedianRunSec)
+		dst[want-1] = ModelEstimateR(s, st.PID, st.P, st.Q, st.MedianRunSec)
 	}
 	return nil
 }

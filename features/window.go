@@ -116,7 +116,7 @@ func (wr *windowRun) features(ctx context.Context, dst []float64) error {
 	st.Sim, st.PID, st.P, st.Q = wr.s, wr.pid, wr.p, wr.q
 	st.RecentMeanWaitSec, st.RecentStarts = wr.rec.mean(), wr.rec.count()
 	st.History, st.Location = &wr.hist, wr.opts.Location
-	st.MedianRunSec = wr.med
+	st.MedianRunSec, st.Wide = wr.med, wr.opts.Wide
 	return Vector(ctx, dst, st)
 }
 

@@ -82,6 +82,11 @@ type FeaturesSpec struct {
 	// --runtime-model does. "" adds no column. pipeline run refuses a
 	// path that is neither before any stage runs.
 	RuntimeModel string `yaml:"runtime_model,omitempty" mapstructure:"runtime_model" json:"runtime_model,omitempty"`
+	// Wide adds the wide columns (features.WideNames: what predicts long
+	// waits for a job of Q's shape) to every features stage's samples
+	// (features.Protocol.Wide), as features build --wide does; false adds
+	// none.
+	Wide bool `yaml:"wide,omitempty" mapstructure:"wide" json:"wide,omitempty"`
 }
 
 // SlurmSpec is how the Slurm executor submits a study's stages, one
@@ -283,7 +288,7 @@ type BudgetSpec struct {
 
 // ModelSpec is one model to train: kind forest, xgboost, dqn, estimate
 // or estimate-rt, and for forest and xgboost the target (r, interrupt,
-// cliff, deadline, wait).
+// cliff, deadline, wait, stop).
 type ModelSpec struct {
 	Kind   string `yaml:"kind" mapstructure:"kind" json:"kind"`
 	Target string `yaml:"target,omitempty" mapstructure:"target" json:"target,omitempty"`
@@ -484,6 +489,7 @@ func (s *Study) Protocols() (train, validation features.Protocol, err error) {
 	}
 	p.SetProfile(prof)
 	p.InferDeps, p.InferCapacity = s.Cluster.InferDependencies, s.Cluster.InferCapacity
+	p.Wide = s.Features != nil && s.Features.Wide
 	if s.Grid.Probes == "grid" {
 		g := features.GridOptions{DecisionSec: sec(s.Grid.Decision), DenseSec: sec(s.Grid.Dense), SparseSec: sec(s.Grid.Sparse)}.WithDefaults()
 		p.Grid = &g

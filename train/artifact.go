@@ -43,6 +43,9 @@ type Manifest struct {
 	// OperatingPoint is the rule parameter chosen on the training data
 	// for the overlap budget (absent without cross-validation).
 	OperatingPoint *OperatingPoint `json:"operating_point,omitempty"`
+	// StopHorizonSec is TargetStop's label horizon (Options.StopHorizonSec;
+	// absent: the next decision).
+	StopHorizonSec int64 `json:"stop_horizon_sec,omitempty"`
 	// Weighted reports whether training used the samples' row weights.
 	Weighted             bool               `json:"weighted"`
 	Features             []features.Feature `json:"features"`

@@ -21,7 +21,8 @@ const DefaultOverlapBudgetH = 1.0
 // scheduler's estimated) start of Q relative to P's expected end for
 // TargetWait and TargetEstimate, and minus the predicted time to the last
 // safe decision for TargetDeadline, in hours. The threshold is −θ (r), τ
-// (interrupt) or −margin (wait, estimate); see ParamOf and ThresholdOf.
+// (interrupt, cliff), λ (stop) or −margin (wait, estimate); see ParamOf
+// and ThresholdOf.
 
 // RuleScore returns the rule's score of one decision from a model's
 // prediction (ignored for TargetEstimate), P's remaining time to its
@@ -53,6 +54,8 @@ func ParamName(t Target) string {
 		return "margin_h"
 	case TargetAdvantage:
 		return "bias_h"
+	case TargetStop:
+		return "lambda"
 	}
 	return "theta_h"
 }
@@ -68,6 +71,8 @@ func RuleText(t Target) string {
 		return "submit when predicted wait >= P's remaining time - margin_h"
 	case TargetDeadline:
 		return "submit when the predicted time to the last safe decision <= margin_h"
+	case TargetStop:
+		return "submit when the predicted extra interruption of waiting one more decision, hours per hour of waiting, >= lambda"
 	case TargetAdvantage:
 		return "submit when Q(submit) - Q(wait) + bias_h >= 0 (the DQN's greedy rule with a bias)"
 	case TargetEstimate:
@@ -78,10 +83,10 @@ func RuleText(t Target) string {
 	return "submit when predicted r >= -theta_h"
 }
 
-// ParamOf returns the rule parameter (θ, τ or margin) of a threshold on
-// the score; ThresholdOf is its inverse.
+// ParamOf returns the rule parameter (θ, τ, λ or margin) of a threshold
+// on the score; ThresholdOf is its inverse.
 func ParamOf(t Target, threshold float64) float64 {
-	if t.Classification() {
+	if t.Classification() || t == TargetStop {
 		return threshold
 	}
 	return -threshold
@@ -123,7 +128,7 @@ type OperatingPoint struct {
 // ChainPoint is one parameter's replayed outcome on the training windows
 // of one chain size (or all).
 type ChainPoint struct {
-	// Value is the rule parameter (θ h, τ, or margin h) and Threshold the
+	// Value is the rule parameter (θ h, τ, λ, or margin h) and Threshold the
 	// score threshold it means; ±Inf are written as ±1e300.
 	Value     float64 `json:"value"`
 	Threshold float64 `json:"threshold"`

@@ -15,6 +15,12 @@ type Options struct {
 	Params Params
 	// Target is what the model predicts; "" means TargetR.
 	Target Target
+	// StopHorizonSec is TargetStop's horizon (seconds): the label is the
+	// extra interruption of submitting at the window's last decision
+	// within StopHorizonSec instead of now, per hour between them (the
+	// next decision when none is that close); 0 means the next decision.
+	// Other targets ignore it.
+	StopHorizonSec int64
 	// OverlapBudgetH is the overlap budget of the operating point (hours
 	// of mean overlap per window); 0 means DefaultOverlapBudgetH. The
 	// operating point needs K >= 2.
@@ -126,7 +132,7 @@ func Run(ctx context.Context, s *features.Samples, meta SamplesMeta, dir string,
 	}
 	d := NewData(s)
 	var err error
-	if d.Y, err = target.labels(s); err != nil {
+	if d.Y, err = target.labelsWith(s, opts.StopHorizonSec); err != nil {
 		return nil, err
 	}
 	if opts.Unweighted {
@@ -187,7 +193,7 @@ func Run(ctx context.Context, s *features.Samples, meta SamplesMeta, dir string,
 	m := &Manifest{
 		Kind: p.Kind.String(), Target: string(target), OperatingPoint: op, Weighted: d.W != nil, Features: meta.Features, FeatureSchemaVersion: meta.SchemaVersion,
 		Rows: s.Len(), Protocol: meta.Protocol, TraceDigest: meta.TraceDigest, SimConfig: meta.SimConfig,
-		Params: p, Rounds: fit.Rounds, CV: cv, Seed: p.Seed, Versions: versions(opts.Version),
+		Params: p, Rounds: fit.Rounds, CV: cv, Seed: p.Seed, Versions: versions(opts.Version), StopHorizonSec: stopHorizon(target, opts.StopHorizonSec),
 		RuntimeModel: meta.RuntimeModel, RuntimeModelSHA256: meta.RuntimeSHA256,
 	}
 	describe(m, s)
@@ -314,4 +320,13 @@ func versions(mirage string) map[string]string {
 		v["libxgboost"] = lv.String()
 	}
 	return v
+}
+
+// stopHorizon is the manifest's record of opts.StopHorizonSec: only for
+// TargetStop.
+func stopHorizon(t Target, sec int64) int64 {
+	if t != TargetStop {
+		return 0
+	}
+	return max(sec, 0)
 }

@@ -37,6 +37,17 @@ const (
 	// Rule: submit when the predicted wait ≥ P's remaining time − margin,
 	// as an estimate-style rule.
 	TargetWait Target = "wait"
+	// TargetStop is the magnitude-aware stopping target: the extra
+	// interruption of waiting one more decision, per hour of waiting,
+	// [max(r(t+Δ), 0) − max(r(t), 0)] / Δ with Δ the time in hours to the
+	// window's next decision (regression; see stopLabels). Its
+	// expectation is what waiting costs: a window whose next step jumps
+	// from overlap to a 5 h interruption has a larger one than a window
+	// whose next step interrupts by minutes, where TargetInterrupt and
+	// TargetCliff see the same event r > 0. Rule: submit when the
+	// prediction ≥ λ (hours of interruption per hour of waiting,
+	// ParamName "lambda"; DefaultStopLambda without an operating point).
+	TargetStop Target = "stop"
 	// TargetEstimate is no model: the scheduler's own estimate of Q's
 	// start (squeue --start, the feature q_est_start_minus_p_end_sec) with
 	// the same rule as TargetWait; `train --model estimate` only chooses
@@ -53,18 +64,28 @@ const (
 	TargetAdvantage Target = "advantage"
 )
 
-// Targets lists the targets a tree model can be trained on.
-var Targets = []Target{TargetR, TargetInterrupt, TargetCliff, TargetDeadline, TargetWait}
+// DefaultStopLambda is TargetStop's λ without an operating point: submit
+// once waiting is expected to add an hour of interruption per hour.
+const DefaultStopLambda = 1.0
 
-// ParseTarget parses r, interrupt, cliff, deadline or wait.
+// StopLastRate is TargetStop's label on a window's last decision, P's
+// end, where no decision follows: waiting past P's end delays Q's start
+// by at least as long, so the interruption grows by at least an hour per
+// hour of waiting. The rule submits there in any case.
+const StopLastRate = 1.0
+
+// Targets lists the targets a tree model can be trained on.
+var Targets = []Target{TargetR, TargetInterrupt, TargetCliff, TargetDeadline, TargetWait, TargetStop}
+
+// ParseTarget parses r, interrupt, cliff, deadline, wait or stop.
 func ParseTarget(s string) (Target, error) {
 	switch t := Target(s); t {
-	case TargetR, TargetInterrupt, TargetCliff, TargetDeadline, TargetWait:
+	case TargetR, TargetInterrupt, TargetCliff, TargetDeadline, TargetWait, TargetStop:
 		return t, nil
 	case "r_hours": // manifests before targets existed
 		return TargetR, nil
 	}
-	return "", fmt.Errorf("target %q: want r, interrupt, cliff, deadline or wait", s)
+	return "", fmt.Errorf("target %q: want r, interrupt, cliff, deadline, wait or stop", s)
 }
 
 // Classification reports whether the target is a probability.
@@ -81,9 +102,15 @@ func (t Target) Objective(regression string) string {
 
 // labels returns the training label of every row of s for t: r or the
 // wait in hours, or 1 for r > 0 and 0 otherwise.
-func (t Target) labels(s *features.Samples) ([]float64, error) {
+func (t Target) labels(s *features.Samples) ([]float64, error) { return t.labelsWith(s, 0) }
+
+// labelsWith is labels with TargetStop's horizon (Options.StopHorizonSec).
+func (t Target) labelsWith(s *features.Samples, stopHorizonSec int64) ([]float64, error) {
 	if len(s.LabelRSec) != s.Len() || (t == TargetWait && len(s.LabelWaitSec) != s.Len()) {
 		return nil, fmt.Errorf("train: %w: no label columns", ErrSamples)
+	}
+	if t == TargetStop {
+		return stopLabels(s, stopHorizonSec), nil
 	}
 	y := make([]float64, s.Len())
 	if t == TargetCliff {
@@ -125,4 +152,37 @@ func (t Target) labels(s *features.Samples) ([]float64, error) {
 		}
 	}
 	return y, nil
+}
+
+// stopLabels returns TargetStop's label of every row of s: within each
+// window and chain size (Units, in decision order), the extra
+// interruption in hours of submitting at a later decision instead of
+// this one, per hour between the two, [max(r_next, 0) − max(r, 0)] / Δ_h,
+// the later decision being the next one, or with horizonSec > 0 the last
+// one within horizonSec (the next one when none is that close); on the
+// window's last decision (P's end) StopLastRate. Two rows at the same
+// probe time (none on the decision grid) take the difference itself, as
+// if an hour apart.
+func stopLabels(s *features.Samples, horizonSec int64) []float64 {
+	y := make([]float64, s.Len())
+	for _, u := range Units(s) {
+		j := 0
+		for k, row := range u.Rows {
+			if k == len(u.Rows)-1 {
+				y[row] = StopLastRate
+				continue
+			}
+			j = max(j, k+1)
+			for j+1 < len(u.Rows) && s.ProbeTime[u.Rows[j+1]]-s.ProbeTime[row] <= horizonSec {
+				j++
+			}
+			next := u.Rows[j]
+			d := float64(max(s.LabelRSec[next], 0)-max(s.LabelRSec[row], 0)) / 3600
+			if dt := float64(s.ProbeTime[next]-s.ProbeTime[row]) / 3600; dt > 0 {
+				d /= dt
+			}
+			y[row] = d
+		}
+	}
+	return y
 }

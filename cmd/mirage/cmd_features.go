@@ -75,6 +75,7 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	f.Int("workers", 0, "windows simulated at once (0 = GOMAXPROCS); the output does not depend on it")
 	f.Uint64("seed", 0, "seed recorded in the output (the generation is deterministic)")
 	f.String("runtime-model", "", "run-time model (train --model runtime) or forecast directory: add the column q_est_model_start_minus_p_end_sec (empty = the study's features.runtime_model with --study, else none)")
+	f.Bool("wide", false, "add the wide columns ("+strings.Join(features.WideNames(), ", ")+"): what predicts long waits for a job of Q's shape, from the queue at the decision time (a study's features.wide with --study)")
 	addProgressFlag(f)
 	return cmd
 }
@@ -152,6 +153,9 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 	}
 	if err := checkStudyTrace(c.Study, c.Trace); err != nil {
 		return err
+	}
+	if c.Wide {
+		p.Wide = true
 	}
 	traceDigest, err := digest.File(c.Trace)
 	if err != nil {

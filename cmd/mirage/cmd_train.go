@@ -20,7 +20,7 @@ import (
 func newTrainCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "train --model forest|xgboost --samples S.parquet -o DIR | --model dqn|runtime --trace T.parquet --protocol NAME -o DIR",
-		Short: "Train a tree model of a target (r, interrupt, cliff, deadline, wait), the estimate's margin, or a DQN, at an operating point chosen on training data",
+		Short: "Train a tree model of a target (r, interrupt, cliff, deadline, wait, stop), the estimate's margin, or a DQN, at an operating point chosen on training data",
 		Long: `Read labelled samples (from mirage features build), cross-validate with time-blocked
 folds over windows (a gap of one window span between training and test windows), fit
 the final model on every sample, and write DIR/model.json (XGBoost JSON),
@@ -66,10 +66,11 @@ DIR/calibration.png.
 	f := cmd.Flags()
 	d := defaultConfig().Train
 	f.String("model", d.Model, "model: forest, xgboost, dqn, runtime (job run times), forecast (tau of the Monte Carlo forecast and margin of the runtime estimate, on training windows, with --runtime-model), estimate (no model: choose the margin of the scheduler's own start estimate) or estimate-rt (the same, with predicted run times in place of limits)")
-	f.String("target", d.Target, "forest/xgboost: what to predict: r (Q.start - P.end, hours), interrupt (P(r > 0), binary:logistic, calibrated), cliff (P(r > 0 at the next decision): does waiting one more step cross the cliff), deadline (hours to the last safe decision) or wait (Q's wait, hours)")
-	f.Duration("overlap-budget", d.OverlapBudget, "operating point: the most mean overlap per window; the rule's parameter (theta, tau or margin) is chosen per chain size by time-blocked CV on the training windows")
+	f.String("target", d.Target, "forest/xgboost: what to predict: r (Q.start - P.end, hours), interrupt (P(r > 0), binary:logistic, calibrated), cliff (P(r > 0 at the next decision): does waiting one more step cross the cliff), deadline (hours to the last safe decision), wait (Q's wait, hours) or stop (the extra interruption of waiting one more decision, hours per hour of waiting: submit when >= lambda)")
+	f.Duration("overlap-budget", d.OverlapBudget, "operating point: the most mean overlap per window; the rule's parameter (theta, tau, lambda or margin) is chosen per chain size by time-blocked CV on the training windows")
 	f.Bool("budget-every-block", false, "operating point: the overlap budget must hold in each of the --cv time blocks of the training period, not only on average (robust to drift between months); the same as --budget-rule every-block")
 	f.String("budget-rule", "", "operating point: the statistic of the CV overlap held within --overlap-budget: nested (the default: mean + k*sd of the --cv time blocks' means, k the least that holds on every block left out when choosing on the others), mean (over the training windows; the rule of earlier versions) or every-block (the largest of the blocks' means)")
+	f.Duration("stop-horizon", 0, "target stop: the label is the extra interruption of submitting at the last decision within this horizon instead of now, per hour of waiting (0 = the next decision)")
 	f.Bool("unweighted", false, "ignore the samples' row weights (by default every window weighs the same)")
 	f.String("trace", "", "dqn, runtime: trace file (Parquet); the episodes (dqn) or jobs (runtime) of --protocol's training period")
 	f.String("protocol", "", "dqn, runtime: features protocol (e.g. ls6, mirage-ls6; runtime validates on NAME-val)")
@@ -229,6 +230,9 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if c.StopHorizon < 0 || c.StopHorizon > 0 && target != train.TargetStop {
+		return usagef("--stop-horizon %v: a duration >= 0, for --target stop only", c.StopHorizon)
+	}
 	began := time.Now()
 	p, err := trainParams(cmd, kind, c)
 	if err != nil {
@@ -238,7 +242,7 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	opts := train.Options{Params: p, K: c.CV, Version: version, Target: target, OverlapBudgetH: budgetH, Unweighted: c.Unweighted,
-		BudgetEveryBlock: c.BudgetEveryBlock, BudgetRule: rule}
+		BudgetEveryBlock: c.BudgetEveryBlock, BudgetRule: rule, StopHorizonSec: int64(c.StopHorizon / time.Second)}
 	m, err := train.FitSamples(cmd.Context(), c.Samples, c.Output, opts)
 	if err != nil {
 		return err

@@ -107,7 +107,7 @@ func TestTrain_TargetsAndOperatingPoint(t *testing.T) {
 	dir := t.TempDir()
 	samples := filepath.Join(dir, "s.parquet")
 	writeSamples(t, samples, []string{"a", "b"})
-	for _, target := range []string{"r", "interrupt", "cliff", "deadline", "wait"} {
+	for _, target := range []string{"r", "interrupt", "cliff", "deadline", "wait", "stop"} {
 		out := filepath.Join(dir, target)
 		stdout, stderr, code := run(t, "train", "--model", "xgboost", "--target", target, "--rounds", "5", "--samples", samples,
 			"-o", out, "--cv", "3", "--overlap-budget", "30m", "--json")

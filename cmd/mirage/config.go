@@ -100,6 +100,8 @@ type TrainConfig struct {
 	OverlapBudget time.Duration `mapstructure:"overlap_budget"`
 	// Unweighted ignores the samples' row weights.
 	Unweighted bool `mapstructure:"unweighted"`
+	// StopHorizon is target stop's label horizon (0: the next decision).
+	StopHorizon time.Duration `mapstructure:"stop_horizon"`
 	// BudgetEveryBlock makes the overlap budget hold in every CV time
 	// block of the training period.
 	BudgetEveryBlock bool `mapstructure:"budget_every_block"`
@@ -192,6 +194,8 @@ type FeaturesConfig struct {
 	// RuntimeModel, when set, is a run-time model or forecast directory
 	// whose medians give the q_est_model_start_minus_p_end_sec column.
 	RuntimeModel string `mapstructure:"runtime_model"`
+	// Wide adds the wide columns (features.WideNames).
+	Wide bool `mapstructure:"wide"`
 }
 
 // SimConfig configures `mirage sim ...`.
