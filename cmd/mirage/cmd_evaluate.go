@@ -65,9 +65,7 @@ DIR from it, or a run-time model: margin 0), forecast:DIR (P(r > 0) by Monte Car
 rollouts of the live queue with run times drawn from the run-time model; submit
 when it reaches the τ chosen by train --model forecast, or 0.5; --sweep adds τ
 variants).
-Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
-
-` + exitCodesHelp,
+Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.`,
 		Args:        usageArgs(cobra.NoArgs),
 		Annotations: map[string]string{configSection: "evaluate"},
 		GroupID:     "models",

@@ -43,9 +43,7 @@ get out-of-fold predictions. The model's directory and SHA-256 go into the file'
 metadata and into models trained on it; evaluate --policy forest:DIR or xgboost:DIR
 then computes the column with the same run-time model and refuses a changed one.
 
-Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
-
-` + exitCodesHelp,
+Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.`,
 		Args:        usageArgs(cobra.NoArgs),
 		Annotations: map[string]string{configSection: "features"},
 		RunE: func(cmd *cobra.Command, args []string) error {

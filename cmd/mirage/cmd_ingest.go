@@ -42,9 +42,7 @@ SWF times are seconds after the header's UnixStartTime. A header without one
 needs --start-time, or dates count from 1970-01-01 (a note says so); a header
 without MaxNodes/MaxProcs needs --cores-per-node, or each processor is taken
 as a node. A job whose wait time is -1 but whose run time is known ran from
-an unknown start: it is kept, marked start_unknown, and left out of waits.
-
-` + exitCodesHelp,
+an unknown start: it is kept, marked start_unknown, and left out of waits.`,
 		GroupID:     "data",
 		Args:        usageArgs(cobra.MinimumNArgs(1)),
 		Annotations: map[string]string{configSection: "ingest"},

@@ -21,9 +21,7 @@ func newSynthCommand(g *globalOptions) *cobra.Command {
 partition like TACC Lonestar6's gpu-a100 (node mix, time limits, heavy-tailed
 run times, timeouts, jobs cancelled while pending, diurnal and weekly cycles,
 a target utilisation). The same flags and seed give byte-identical output.
-The data is synthetic: no real job is copied.
-
-` + exitCodesHelp,
+The data is synthetic: no real job is copied.`,
 		GroupID:     "data",
 		Args:        usageArgs(cobra.NoArgs),
 		Annotations: map[string]string{configSection: "synth"},

@@ -53,9 +53,7 @@ known at its submission (train/jobruntime): quantiles 10/50/90 %, two approaches
 compared by time-blocked CV (--cv folds) on --study's (or --protocol's) training
 period and the better calibrated kept, figures on its validation period. It writes
 DIR/manifest.json, the XGBoost JSON model(s), DIR/encoding.json, DIR/metrics.json and
-DIR/calibration.png.
-
-` + exitCodesHelp,
+DIR/calibration.png.`,
 		Args:        usageArgs(cobra.NoArgs),
 		Annotations: map[string]string{configSection: "train"},
 		GroupID:     "models",
