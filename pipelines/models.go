@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/internal/suggest"
 	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/dqn"
 )
@@ -28,7 +29,7 @@ func checkModel(i int, m ModelSpec) error {
 		return fmt.Errorf("%w: models[%d].%s: %s", ErrStudy, i, field, fmt.Sprintf(format, args...))
 	}
 	if !slices.Contains(studyModelKinds, m.Kind) {
-		return bad("kind", "%q: want %s or %s", m.Kind, strings.Join(studyModelKinds[:len(studyModelKinds)-1], ", "), studyModelKinds[len(studyModelKinds)-1])
+		return bad("kind", "%q: want %s or %s%s", m.Kind, strings.Join(studyModelKinds[:len(studyModelKinds)-1], ", "), studyModelKinds[len(studyModelKinds)-1], suggest.Hint(m.Kind, studyModelKinds))
 	}
 	switch {
 	case m.Episodes != 0 && m.Kind != train.KindDQN:

@@ -108,13 +108,16 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
+	case errors.Is(err, pipelines.ErrTraceFit):
+		// before ErrStudy, which it also wraps: the trace's data, not the study's text
+		return exitBadInput
 	case errors.As(err, &ue), errors.Is(err, sim.ErrProfile), errors.Is(err, sim.ErrOverride), errors.Is(err, evaluate.ErrPolicy), errors.Is(err, features.ErrOptions),
 		errors.Is(err, analyze.ErrOptions), errors.Is(err, jobruntime.ErrOptions), errors.Is(err, pipelines.ErrStudy),
 		errors.Is(err, ingest.ErrOutputIsInput), errors.Is(err, ingest.ErrBadOption),
 		errors.Is(err, reports.ErrNoEvaluation), errors.Is(err, reports.ErrNoDQNCurve), errors.Is(err, reports.ErrOutDir),
 		errors.Is(err, evaluate.ErrModelDir), errors.Is(err, atomicdir.ErrForeign):
 		return exitUsage
-	case ingest.IsInputError(err), errors.Is(err, trace.ErrSchemaVersion), errors.Is(err, trace.ErrBadState), errors.Is(err, trace.ErrDamaged),
+	case ingest.IsInputError(err), errors.Is(err, trace.ErrSchemaVersion), errors.Is(err, trace.ErrBadState), errors.Is(err, trace.ErrDamaged), errors.Is(err, trace.ErrNotParquet),
 		errors.Is(err, train.ErrFeatures), errors.Is(err, train.ErrDigest), errors.Is(err, train.ErrSamples),
 		errors.Is(err, train.ErrBadModel), errors.Is(err, sim.ErrUnfit):
 		return exitBadInput
