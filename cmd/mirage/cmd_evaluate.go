@@ -146,6 +146,9 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	if c.PartitionNodes < 0 {
 		return usagef("--partition-nodes %d: want a node count >= 0", c.PartitionNodes)
 	}
+	if c.Workers < 0 {
+		return usagef("evaluate: --workers %d: want >= 1 (0 = GOMAXPROCS)", c.Workers)
+	}
 	p, err := featuresProtocol(FeaturesConfig{Protocol: c.Protocol, Study: c.Study, Profile: c.Profile, Period: c.Period, Start: c.Start,
 		Windows: c.Windows, Interval: c.Interval, ChainNodes: c.ChainNodes, PartitionNodes: c.PartitionNodes})
 	if err != nil {

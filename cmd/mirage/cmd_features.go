@@ -143,6 +143,9 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 	if err := checkOutput("features build -o", c.Output, outputFile); err != nil {
 		return err
 	}
+	if c.Workers < 0 {
+		return usagef("features build: --workers %d: want >= 1 (0 = GOMAXPROCS)", c.Workers)
+	}
 	p, err := featuresProtocol(c)
 	if err != nil {
 		return err

@@ -87,7 +87,7 @@ func runIngest(cmd *cobra.Command, g *globalOptions, inputs []string) error {
 	loc := time.UTC
 	if cfg.TZ != "" {
 		if loc, err = time.LoadLocation(cfg.TZ); err != nil {
-			return usagef("--tz %q: %w", cfg.TZ, err)
+			return usagef("%s %q: %w", settingName(cmd, "tz"), cfg.TZ, err)
 		}
 	}
 	var start time.Time

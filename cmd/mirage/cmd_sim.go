@@ -132,7 +132,7 @@ func replayIn(cmd *cobra.Command, c SimConfig, name string) (in replay.In, loc *
 		return in, nil, 0, 0, err
 	}
 	if loc, err = time.LoadLocation(c.TZ); err != nil {
-		return in, nil, 0, 0, usagef("--tz %q: %w", c.TZ, err)
+		return in, nil, 0, 0, usagef("%s %q: %w", settingName(cmd, "tz"), c.TZ, err)
 	}
 	for _, w := range []struct {
 		s   string
