@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mirage-hpc/mirage/evaluate"
+	"github.com/mirage-hpc/mirage/internal/suggest"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/dqn"
@@ -186,8 +188,17 @@ type trainCV struct {
 	SignAccuracy float64 `json:"sign_accuracy"`
 }
 
+// trainModelKinds are the kinds train --model takes.
+var trainModelKinds = []string{train.KindForest.String(), train.KindXGBoost.String(), train.KindEstimate, string(train.TargetEstimateRT),
+	"dqn", "runtime", evaluate.ForecastKind}
+
 func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	c := g.cfg.Train
+	if !slices.Contains(trainModelKinds, c.Model) {
+		n := len(trainModelKinds)
+		return usagef("train: %s %q: want %s or %s%s", settingName(cmd, "model"), c.Model,
+			strings.Join(trainModelKinds[:n-1], ", "), trainModelKinds[n-1], suggest.Hint(c.Model, trainModelKinds))
+	}
 	if c.Model == "dqn" {
 		return runTrainDQN(cmd, g, c)
 	}

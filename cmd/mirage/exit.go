@@ -115,7 +115,7 @@ func exitCode(err error) int {
 		errors.Is(err, analyze.ErrOptions), errors.Is(err, jobruntime.ErrOptions), errors.Is(err, pipelines.ErrStudy),
 		errors.Is(err, ingest.ErrOutputIsInput), errors.Is(err, ingest.ErrBadOption),
 		errors.Is(err, reports.ErrNoEvaluation), errors.Is(err, reports.ErrNoDQNCurve), errors.Is(err, reports.ErrOutDir),
-		errors.Is(err, evaluate.ErrModelDir), errors.Is(err, atomicdir.ErrForeign):
+		errors.Is(err, evaluate.ErrModelDir), errors.Is(err, atomicdir.ErrForeign), errors.Is(err, train.ErrFolds):
 		return exitUsage
 	case ingest.IsInputError(err), errors.Is(err, trace.ErrSchemaVersion), errors.Is(err, trace.ErrBadState), errors.Is(err, trace.ErrDamaged), errors.Is(err, trace.ErrNotParquet),
 		errors.Is(err, train.ErrFeatures), errors.Is(err, train.ErrDigest), errors.Is(err, train.ErrSamples),
