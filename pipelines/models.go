@@ -85,8 +85,8 @@ func modelPolicy(m ModelSpec, dir string) string {
 
 // trainModel trains m on samples into dir/NAME (train.FitSamples, as
 // mirage train); device (xgboost only) is the study's: "" is the CPU.
-func trainModel(ctx context.Context, m ModelSpec, b BudgetSpec, device, samples, dir string, log *slog.Logger) error {
-	opts := train.Options{OverlapBudgetH: overlapBudgetH(b), K: cvFolds(b), BudgetRule: train.BudgetRule(b.Rule)}
+func trainModel(ctx context.Context, m ModelSpec, b BudgetSpec, device, samples, dir string, log *slog.Logger, progress func(fold, k int)) error {
+	opts := train.Options{OverlapBudgetH: overlapBudgetH(b), K: cvFolds(b), BudgetRule: train.BudgetRule(b.Rule), Progress: progress}
 	if strings.HasPrefix(m.Kind, "estimate") {
 		opts.Target = train.Target(m.Kind)
 	} else {

@@ -32,11 +32,7 @@ func BlockedFolds(windowID []int32, windowStart []int64, k int, gapSec int64) ([
 	}
 	ws, start := sortedWindows(windowID, windowStart)
 	if len(ws) < k {
-		fix := "--cv 0 for none"
-		if len(ws) >= 2 {
-			fix = fmt.Sprintf("at most --cv %d, or --cv 0 for none", len(ws))
-		}
-		return nil, fmt.Errorf("%w: the samples hold %d windows for %d folds: pass %s (in a study: budget.cv_folds), or build more windows", ErrFolds, len(ws), k, fix)
+		return nil, fmt.Errorf("%w: %d windows for %d folds", ErrFolds, len(ws), k)
 	}
 	folds := make([]Fold, k)
 	block := map[int32]int{}
@@ -56,7 +52,7 @@ func BlockedFolds(windowID []int32, windowStart []int64, k int, gapSec int64) ([
 			}
 		}
 		if len(folds[b].Train) == 0 {
-			return nil, fmt.Errorf("%w: fold %d of %d has no training window at least %s (the CV gap) from its test windows' starts: the samples' %d windows span %s; pass fewer folds (--cv; in a study, budget.cv_folds), --cv 0 for none, or build windows over a longer period",
+			return nil, fmt.Errorf("%w: fold %d of %d has no training window %s or more from its test windows (%d windows over %s)",
 				ErrFolds, b+1, k, time.Duration(gapSec)*time.Second, len(ws), time.Duration(start[ws[len(ws)-1]]-start[ws[0]])*time.Second)
 		}
 	}

@@ -3,9 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -118,8 +123,19 @@ of a finished report stage follows the stages.`
 			if workers <= 0 {
 				workers = runtime.GOMAXPROCS(0)
 			}
+			var bar *progressBar
+			var progress func(stage, unit string, done, total int)
+			if !status {
+				mode, _ := f.GetString("progress")
+				bar = newProgressBar(g.stderr, mode, g.cfg.JSON)
+				progress = stagesProgress(bar)
+			}
 			res, err := pipelines.Run(cmd.Context(), s, pipelines.RunOptions{Trace: tracePath, Out: out, Version: version,
-				Workers: workers, Jobs: jobs, Force: force, DryRun: status, Verify: verify, Executor: exec, Logger: g.log()})
+				Workers: workers, Jobs: jobs, Force: force, DryRun: status, Verify: verify, Executor: exec, Logger: g.log(),
+				Progress: progress})
+			if bar != nil {
+				bar.finish()
+			}
 			if err != nil {
 				return err
 			}
@@ -154,6 +170,7 @@ of a finished report stage follows the stages.`
 		f.Int("workers", 0, "windows simulated at once (0 = GOMAXPROCS); the outputs do not depend on it")
 		f.Int("jobs", 1, "independent stages (the models) run at once; the outputs do not depend on it")
 		f.StringSlice("force", nil, "stages to run even when cached, e.g. evaluate,report")
+		addProgressFlag(f)
 		f.String("executor", "local", "where stale stages run: local (here) or slurm (one sbatch job each, after the jobs of the stages it reads)")
 	}
 	return cmd
@@ -283,4 +300,51 @@ func newPipelineRunStageCommand(g *globalOptions) *cobra.Command {
 	f.Bool("merge", false, "make the stage from its finished shards (with --shards)")
 	f.Bool("verify", false, "hash every cached output against its stage's meta.json")
 	return cmd
+}
+
+// stagesProgress draws pipelines.RunOptions.Progress on bar: the stages
+// running, each with its count and the time it has left at its rate
+// since its first report ("features-train 20/300 windows, ETA 4m10s";
+// stages run at once with --jobs share the line).
+func stagesProgress(bar *progressBar) func(stage, unit string, done, total int) {
+	if !bar.on {
+		return nil
+	}
+	var mu sync.Mutex
+	type count struct {
+		unit        string
+		done, total int
+		first       int       // done at the first report
+		at          time.Time // the first report
+	}
+	running := map[string]count{}
+	return func(stage, unit string, done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		c, seen := running[stage]
+		if !seen {
+			c = count{first: done, at: time.Now()}
+		}
+		c.unit, c.done, c.total = unit, done, total
+		if done >= total {
+			delete(running, stage)
+		} else {
+			running[stage] = c
+		}
+		names := slices.Sorted(maps.Keys(running))
+		if len(names) == 0 {
+			bar.set("%s %d/%d %s", stage, done, total, unit)
+			return
+		}
+		parts := make([]string, len(names))
+		for i, n := range names {
+			c := running[n]
+			parts[i] = fmt.Sprintf("%s %d/%d %s", n, c.done, c.total, c.unit)
+			if c.done > c.first {
+				rate := float64(time.Since(c.at)) / float64(c.done-c.first)
+				parts[i] += ", ETA " + time.Duration(rate*float64(c.total-c.done)).Round(time.Second).String()
+			}
+		}
+		bar.set("%s", strings.Join(parts, "; "))
+	}
 }

@@ -192,6 +192,15 @@ type trainCV struct {
 var trainModelKinds = []string{train.KindForest.String(), train.KindXGBoost.String(), train.KindEstimate, string(train.TargetEstimateRT),
 	"dqn", "runtime", evaluate.ForecastKind}
 
+// foldsHint adds to a train.ErrFolds error the flag that fixes it: the
+// samples have too few windows, or too short a span, for the --cv folds.
+func foldsHint(err error, cv int) error {
+	if !errors.Is(err, train.ErrFolds) {
+		return err
+	}
+	return fmt.Errorf("%w: pass fewer folds (--cv %d now; at least 2, or --cv 0 for none) or build the samples over more windows", err, cv)
+}
+
 func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	c := g.cfg.Train
 	if !slices.Contains(trainModelKinds, c.Model) {
@@ -226,7 +235,7 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 		m, err := train.FitSamples(cmd.Context(), c.Samples, c.Output, train.Options{Target: train.Target(c.Model), OverlapBudgetH: budgetH, K: c.CV,
 			BudgetEveryBlock: c.BudgetEveryBlock, BudgetRule: rule, Version: version})
 		if err != nil {
-			return err
+			return foldsHint(err, c.CV)
 		}
 		return printOperatingPoint(g, m, c.Output)
 	}
@@ -250,7 +259,7 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 		BudgetEveryBlock: c.BudgetEveryBlock, BudgetRule: rule}
 	m, err := train.FitSamples(cmd.Context(), c.Samples, c.Output, opts)
 	if err != nil {
-		return err
+		return foldsHint(err, c.CV)
 	}
 	sum := trainSummary{Model: m.Kind, Target: m.Target, Output: c.Output, Rows: m.Rows, WallSec: time.Since(began).Seconds(),
 		OperatingPoint: m.OperatingPoint}

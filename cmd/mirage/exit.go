@@ -171,6 +171,9 @@ func jsonRequested(args []string, getenv func(string) string) bool {
 // status; errors are printed to g.stderr.
 func execute(ctx context.Context, g *globalOptions, args []string) int {
 	g.jsonArgs = jsonRequested(args, os.Getenv)
+	if _, ok := g.stderr.(*liveWriter); !ok {
+		g.stderr = &liveWriter{w: g.stderr}
+	}
 	cmd := newRootCommand(g)
 	cmd.SetArgs(args)
 	return reportError(g, cmd.ExecuteContext(ctx))
