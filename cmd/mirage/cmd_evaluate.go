@@ -236,34 +236,110 @@ func parseMargins(s string) ([]int64, error) {
 	return out, nil
 }
 
-// printEvaluateTables writes one table per chain size: the policies in
-// order, with their cost, the share of oracle-cost's cost and the gap to
-// the oracle's interruption.
-func printEvaluateTables(w io.Writer, policies []string, m evaluate.Metrics) {
-	opt := func(v *float64, format string) string {
-		if v == nil {
-			return "-"
+// evalColumn is a column of evaluate's table: a two-line header (name,
+// then unit or detail) and the value's format.
+type evalColumn struct {
+	top, bottom string
+	value       func(evaluate.ChainMetrics) string
+}
+
+// evalColumns are evaluate's table columns, headed in plain words.
+var evalColumns = []evalColumn{
+	{"windows", "", func(s evaluate.ChainMetrics) string { return strconv.Itoa(s.Windows) }},
+	{"interruption", "mean (h)", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.2f", s.MeanInterruptionH) }},
+	{"interruption", "p90 (h)", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.2f", s.P90InterruptionH) }},
+	{"none", "(share)", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.3f", s.ZeroInterruptionShare) }},
+	{"rescued", "(share)", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.3f", s.RescuedShare) }},
+	{"reduction", "vs reactive", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.3f", s.InterruptionReduction) }},
+	{"overlap", "mean (h)", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.2f", s.MeanOverlapH) }},
+	{"cost", "mean (h)", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.2f", s.MeanCostH) }},
+	{"cost", "÷ oracle-cost", func(s evaluate.ChainMetrics) string { return optFormat(s.CostVsOracleCost, "%.3f") }},
+	{"wasted", "(node-h)", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.1f", s.WastedNodeH) }},
+	{"gap to oracle", "(h)", func(s evaluate.ChainMetrics) string { return optFormat(s.GapToOracleInterruptionH, "%.2f") }},
+}
+
+func optFormat(v *float64, format string) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf(format, *v)
+}
+
+// maxPolicyLabel is the widest policy label of evaluate's table, in
+// runes: a longer name (a model's path) is shortened, and listed in full
+// under the table.
+const maxPolicyLabel = 28
+
+// policyLabels are the table's labels of the policies: the name, or for
+// a KIND:DIR longer than maxPolicyLabel, KIND:…/ plus the end of DIR
+// (numbered when two would be the same); long reports which were
+// shortened.
+func policyLabels(policies []string) (labels []string, long bool) {
+	labels = make([]string, len(policies))
+	seen := map[string]int{}
+	for i, name := range policies {
+		label := name
+		if r := []rune(name); len(r) > maxPolicyLabel {
+			kind, _, _ := strings.Cut(name, ":")
+			keep := max(maxPolicyLabel-len([]rune(kind))-2, 4)
+			label = kind + ":…" + string(r[len(r)-keep:])
+			long = true
 		}
-		return fmt.Sprintf(format, *v)
+		if n := seen[label]; n > 0 {
+			label = fmt.Sprintf("%s#%d", label, n+1)
+		}
+		seen[label]++
+		labels[i] = label
 	}
+	return labels, long
+}
+
+// printEvaluateTables writes one table per chain size: the policies in
+// order, with their interruption, overlap and cost, the share of
+// oracle-cost's cost and the gap to the oracle's interruption; policies
+// whose names were shortened are listed in full after the tables.
+func printEvaluateTables(w io.Writer, policies []string, m evaluate.Metrics) {
+	labels, long := policyLabels(policies)
 	width := len("policy")
-	for _, name := range policies {
-		width = max(width, utf8.RuneCountInString(name))
+	for _, l := range labels {
+		width = max(width, utf8.RuneCountInString(l))
 	}
+	widths := make([]int, len(evalColumns))
+	for i, c := range evalColumns {
+		widths[i] = max(utf8.RuneCountInString(c.top), utf8.RuneCountInString(c.bottom), 5)
+	}
+	pad := func(s string, n int) string { return strings.Repeat(" ", max(n-utf8.RuneCountInString(s), 0)) + s }
 	for _, n := range m.ChainNodes {
 		k := strconv.Itoa(n)
 		fmt.Fprintf(w, "\nchains of %d node(s)\n", n)
-		fmt.Fprintf(w, "%-*s %5s %8s %8s %6s %8s %8s %8s %8s %8s %10s %8s\n",
-			width, "policy", "win", "mean_i_h", "p90_i_h", "zero", "rescued", "reduct", "ovl_h", "cost_h", "vs_ocost", "waste_nh", "gap_h")
-		for _, name := range policies {
+		var top, bottom strings.Builder
+		fmt.Fprintf(&top, "%-*s", width, "")
+		fmt.Fprintf(&bottom, "%-*s", width, "policy")
+		for i, c := range evalColumns {
+			top.WriteString("  " + pad(c.top, widths[i]))
+			bottom.WriteString("  " + pad(c.bottom, widths[i]))
+		}
+		fmt.Fprintln(w, strings.TrimRight(top.String(), " "))
+		fmt.Fprintln(w, strings.TrimRight(bottom.String(), " "))
+		for pi, name := range policies {
 			s, ok := m.Policies[name].ByChain[k]
 			if !ok {
 				continue
 			}
-			fmt.Fprintf(w, "%-*s %5d %8.2f %8.2f %6.3f %8.3f %8.3f %8.2f %8.2f %8s %10.1f %8s\n", width, name, s.Windows,
-				s.MeanInterruptionH, s.P90InterruptionH, s.ZeroInterruptionShare, s.RescuedShare,
-				s.InterruptionReduction, s.MeanOverlapH, s.MeanCostH, opt(s.CostVsOracleCost, "%.3f"),
-				s.WastedNodeH, opt(s.GapToOracleInterruptionH, "%.2f"))
+			var row strings.Builder
+			row.WriteString(labels[pi] + strings.Repeat(" ", width-utf8.RuneCountInString(labels[pi])))
+			for i, c := range evalColumns {
+				row.WriteString("  " + pad(c.value(s), widths[i]))
+			}
+			fmt.Fprintln(w, row.String())
+		}
+	}
+	if long {
+		fmt.Fprintln(w, "\npolicies in full:")
+		for i, name := range policies {
+			if labels[i] != name {
+				fmt.Fprintf(w, "  %s = %s\n", labels[i], name)
+			}
 		}
 	}
 }

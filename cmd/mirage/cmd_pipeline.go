@@ -333,7 +333,7 @@ func stagesProgress(bar *progressBar) func(stage, unit string, done, total int) 
 		}
 		names := slices.Sorted(maps.Keys(running))
 		if len(names) == 0 {
-			bar.set("%s %d/%d %s", stage, done, total, unit)
+			bar.set("%s: %d/%d %s done, finishing", stage, done, total, unit)
 			return
 		}
 		parts := make([]string, len(names))
