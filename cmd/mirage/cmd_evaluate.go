@@ -243,19 +243,34 @@ type evalColumn struct {
 	value       func(evaluate.ChainMetrics) string
 }
 
-// evalColumns are evaluate's table columns, headed in plain words.
+// evalColumns are evaluate's table columns, headed in plain words; the
+// top header spans the columns next to each other that share it.
 var evalColumns = []evalColumn{
-	{"windows", "", func(s evaluate.ChainMetrics) string { return strconv.Itoa(s.Windows) }},
-	{"interruption", "mean (h)", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.2f", s.MeanInterruptionH) }},
-	{"interruption", "p90 (h)", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.2f", s.P90InterruptionH) }},
-	{"none", "(share)", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.3f", s.ZeroInterruptionShare) }},
-	{"rescued", "(share)", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.3f", s.RescuedShare) }},
-	{"reduction", "vs reactive", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.3f", s.InterruptionReduction) }},
-	{"overlap", "mean (h)", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.2f", s.MeanOverlapH) }},
-	{"cost", "mean (h)", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.2f", s.MeanCostH) }},
-	{"cost", "÷ oracle-cost", func(s evaluate.ChainMetrics) string { return optFormat(s.CostVsOracleCost, "%.3f") }},
-	{"wasted", "(node-h)", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.1f", s.WastedNodeH) }},
-	{"gap to oracle", "(h)", func(s evaluate.ChainMetrics) string { return optFormat(s.GapToOracleInterruptionH, "%.2f") }},
+	{"", "windows", func(s evaluate.ChainMetrics) string { return strconv.Itoa(s.Windows) }},
+	{"interruption h", "mean", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.2f", s.MeanInterruptionH) }},
+	{"interruption h", "p90", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.2f", s.P90InterruptionH) }},
+	{"windows with", "none", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.3f", s.ZeroInterruptionShare) }},
+	{"windows with", "rescued", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.3f", s.RescuedShare) }},
+	{"vs reactive", "reduction", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.3f", s.InterruptionReduction) }},
+	{"mean (h)", "overlap", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.2f", s.MeanOverlapH) }},
+	{"mean (h)", "cost", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.2f", s.MeanCostH) }},
+	{"cost ÷", "oracle-cost", func(s evaluate.ChainMetrics) string { return optFormat(s.CostVsOracleCost, "%.3f") }},
+	{"wasted", "node-h", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.1f", s.WastedNodeH) }},
+	{"gap to", "oracle (h)", func(s evaluate.ChainMetrics) string { return optFormat(s.GapToOracleInterruptionH, "%.2f") }},
+}
+
+// evalSpans groups evalColumns by their top header: [first, end) runs.
+func evalSpans() [][2]int {
+	var spans [][2]int
+	for i := 0; i < len(evalColumns); {
+		j := i + 1
+		for j < len(evalColumns) && evalColumns[j].top == evalColumns[i].top {
+			j++
+		}
+		spans = append(spans, [2]int{i, j})
+		i = j
+	}
+	return spans
 }
 
 func optFormat(v *float64, format string) string {
@@ -268,7 +283,7 @@ func optFormat(v *float64, format string) string {
 // maxPolicyLabel is the widest policy label of evaluate's table, in
 // runes: a longer name (a model's path) is shortened, and listed in full
 // under the table.
-const maxPolicyLabel = 28
+const maxPolicyLabel = 24
 
 // policyLabels are the table's labels of the policies: the name, or for
 // a KIND:DIR longer than maxPolicyLabel, KIND:…/ plus the end of DIR
@@ -306,7 +321,20 @@ func printEvaluateTables(w io.Writer, policies []string, m evaluate.Metrics) {
 	}
 	widths := make([]int, len(evalColumns))
 	for i, c := range evalColumns {
-		widths[i] = max(utf8.RuneCountInString(c.top), utf8.RuneCountInString(c.bottom), 5)
+		widths[i] = max(utf8.RuneCountInString(c.bottom), 5)
+	}
+	spans := evalSpans()
+	spanWidth := func(sp [2]int) int {
+		w := 2 * (sp[1] - sp[0] - 1)
+		for i := sp[0]; i < sp[1]; i++ {
+			w += widths[i]
+		}
+		return w
+	}
+	for _, sp := range spans { // widen a span's columns to fit its top header
+		for i := sp[0]; utf8.RuneCountInString(evalColumns[sp[0]].top) > spanWidth(sp); i++ {
+			widths[sp[0]+(i-sp[0])%(sp[1]-sp[0])]++
+		}
 	}
 	pad := func(s string, n int) string { return strings.Repeat(" ", max(n-utf8.RuneCountInString(s), 0)) + s }
 	for _, n := range m.ChainNodes {
@@ -315,8 +343,10 @@ func printEvaluateTables(w io.Writer, policies []string, m evaluate.Metrics) {
 		var top, bottom strings.Builder
 		fmt.Fprintf(&top, "%-*s", width, "")
 		fmt.Fprintf(&bottom, "%-*s", width, "policy")
+		for _, sp := range spans {
+			top.WriteString("  " + pad(evalColumns[sp[0]].top, spanWidth(sp)))
+		}
 		for i, c := range evalColumns {
-			top.WriteString("  " + pad(c.top, widths[i]))
 			bottom.WriteString("  " + pad(c.bottom, widths[i]))
 		}
 		fmt.Fprintln(w, strings.TrimRight(top.String(), " "))
