@@ -67,8 +67,8 @@ func (s *Study) CheckTrace(path string) error {
 		return err
 	}
 	if zone != s.Trace.Zone {
-		return traceFit(fmt.Errorf("%w: trace %s was ingested in zone %s but study %s says trace.zone %s: ingest it again with --tz %s, or set trace.zone",
-			ErrStudy, path, zone, s.Name, s.Trace.Zone, s.Trace.Zone))
+		return fmt.Errorf("%w: trace %s was ingested in zone %s but study %s says trace.zone %s: ingest it again with --tz %s, or set trace.zone",
+			ErrStudy, path, zone, s.Name, s.Trace.Zone, s.Trace.Zone)
 	}
 	return nil
 }

@@ -6,7 +6,8 @@ import "errors"
 // is the trace's data rather than the study's text: jobs wider than the
 // cluster or asking far more node-hours than it offers, no job in the
 // chains' partition, no recorded start, no submit time, dates relative to
-// 1970, a trace ingested in another zone. The CLI reports it as bad input
+// 1970. (A trace ingested in another zone than the study's stays a study
+// error: either may be the one to fix.) The CLI reports it as bad input
 // data (exit status 2), where other ErrStudy errors are usage (3).
 var ErrTraceFit = errors.New("the trace does not fit the study")
 

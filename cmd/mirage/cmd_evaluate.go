@@ -294,7 +294,7 @@ func policyLabels(policies []string) (labels []string, long bool) {
 	seen := map[string]int{}
 	for i, name := range policies {
 		label := name
-		if r := []rune(name); len(r) > maxPolicyLabel {
+		if r := []rune(name); len(r) > maxPolicyLabel && strings.Contains(name, ":") && strings.ContainsRune(name, filepath.Separator) {
 			kind, _, _ := strings.Cut(name, ":")
 			keep := max(maxPolicyLabel-len([]rune(kind))-2, 4)
 			label = kind + ":…" + string(r[len(r)-keep:])

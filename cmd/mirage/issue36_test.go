@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/mirage-hpc/mirage/evaluate"
 	"github.com/mirage-hpc/mirage/pipelines"
+	"github.com/mirage-hpc/mirage/trace"
 )
 
 // wantExit runs args and fails unless the exit status is code and stderr
@@ -44,14 +48,32 @@ func TestInputs_NotATrace(t *testing.T) {
 	if strings.Contains(stderr, `\x`) || strings.Contains(stderr, "PAR1\\") {
 		t.Errorf("ingest of a Parquet file quotes its bytes: %q", stderr)
 	}
-	// A study refusal caused by the trace's data (ingested in UTC, the
-	// study's zone is America/Chicago) is bad input, not usage.
-	wantExit(t, exitBadInput, []string{"ingested in zone UTC", "--tz America/Chicago"},
-		"features", "build", "--study", "synth", "--trace", tr, "-o", filepath.Join(dir, "s.parquet"))
 }
 
+// TestExitCode_TraceFit checks that a study refusal caused by the
+// trace's data (its jobs wider than the study's cluster) is bad input,
+// exit 2, where other study errors are usage, exit 3.
 func TestExitCode_TraceFit(t *testing.T) {
-	if got := exitCode(pipelines.ErrStudy); got != exitUsage {
+	s, _, err := pipelines.Builtin("synth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Cluster.Nodes = 4
+	t0 := time.Date(2022, 11, 1, 0, 0, 0, 0, time.UTC)
+	var jobs []trace.Job
+	for i := range 100 {
+		sub := t0.Add(time.Duration(i) * time.Hour)
+		jobs = append(jobs, trace.Job{JobID: strconv.Itoa(i + 1), JobIDRaw: int64(i + 1), User: "u", State: trace.StateCompleted,
+			Submit: sub, Start: sub, End: sub.Add(30 * time.Minute), TimelimitSec: 48 * 3600, NNodes: 16, NCPUs: 16})
+	}
+	err = s.CheckFit(jobs)
+	if !errors.Is(err, pipelines.ErrTraceFit) || !errors.Is(err, pipelines.ErrStudy) {
+		t.Fatalf("CheckFit of jobs wider than the cluster = %v, want ErrTraceFit and ErrStudy", err)
+	}
+	if got := exitCode(err); got != exitBadInput {
+		t.Errorf("%v: exit %d, want %d", err, got, exitBadInput)
+	}
+	if got := exitCode(fmt.Errorf("wrapped: %w", pipelines.ErrStudy)); got != exitUsage {
 		t.Errorf("ErrStudy: exit %d, want %d", got, exitUsage)
 	}
 }
