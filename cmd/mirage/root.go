@@ -148,7 +148,7 @@ pipeline run, mirage help exit-codes.`,
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
 			for _, sub := range cmd.Commands() {
-				if sub.IsAvailableCommand() || sub.IsAdditionalHelpTopicCommand() {
+				if (sub.IsAvailableCommand() || sub.IsAdditionalHelpTopicCommand()) && strings.HasPrefix(sub.Name(), toComplete) {
 					names = append(names, sub.Name())
 				}
 			}
