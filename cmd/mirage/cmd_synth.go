@@ -26,7 +26,7 @@ The data is synthetic: no real job is copied.`,
 		Args:        usageArgs(cobra.NoArgs),
 		Annotations: map[string]string{configSection: "synth"},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSynth(g)
+			return runSynth(cmd, g)
 		},
 	}
 	f := cmd.Flags()
@@ -45,7 +45,7 @@ The data is synthetic: no real job is copied.`,
 	return cmd
 }
 
-func runSynth(g *globalOptions) error {
+func runSynth(cmd *cobra.Command, g *globalOptions) error {
 	cfg := g.cfg.Synth
 	if cfg.Output == "" {
 		return usagef("synth: -o FILE is required")
@@ -60,7 +60,7 @@ func runSynth(g *globalOptions) error {
 	}
 	loc, err := time.LoadLocation(cfg.TZ)
 	if err != nil {
-		return usagef("--tz %q: %w", cfg.TZ, err)
+		return usagef("%s %q: %w", settingName(cmd, "tz"), cfg.TZ, err)
 	}
 	start, err := time.ParseInLocation("2006-01-02T15:04:05", cfg.Start, loc)
 	if err != nil {
