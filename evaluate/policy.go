@@ -527,7 +527,7 @@ func ParsePoliciesIn(list string, thetas []float64, marginSec int64, dirOf func(
 				continue
 			}
 			if !ok || (kind != "forest" && kind != "xgboost") || dir == "" {
-				return nil, fmt.Errorf("%w %q: %s", ErrPolicy, s, policyWant)
+				return nil, fmt.Errorf("%w %q: %s%s", ErrPolicy, s, policyWant, policyHint(s))
 			}
 			var param *float64
 			if len(thetas) == 1 {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mirage-hpc/mirage/internal/suggest"
 )
 
 // policyNames are the policies that read no model directory.
@@ -16,6 +18,18 @@ var policyDirKinds = []string{"slurm-estimate", "runtime-estimate", "forecast", 
 // policyWant is what an unknown policy's error asks for.
 var policyWant = "want reactive, immediate, avg, slurm-estimate, slurm-estimate-rt, slurm-estimate:DIR, runtime-estimate:DIR, forecast:DIR, oracle, " +
 	OracleCostName + ", " + OracleCostName + "@λ=V, forest:DIR, xgboost:DIR or dqn:DIR"
+
+// policyHint is "; did you mean NAME?" for a mistyped policy name (a
+// KIND:DIR's KIND compared with the kinds), or "".
+func policyHint(s string) string {
+	if kind, dir, ok := strings.Cut(s, ":"); ok {
+		if c := suggest.Closest(kind, policyDirKinds); len(c) > 0 {
+			return "; did you mean " + c[0] + ":" + dir + "?"
+		}
+		return ""
+	}
+	return suggest.Hint(s, policyNames)
+}
 
 // CheckPolicies checks a comma-separated policy list as ParsePolicies
 // does, without opening any model directory: each name is known (a
@@ -45,7 +59,7 @@ func CheckPolicies(list string) error {
 		if kind, dir, ok := strings.Cut(s, ":"); ok && dir != "" && slices.Contains(policyDirKinds, kind) {
 			continue
 		}
-		return fmt.Errorf("%w %q: %s", ErrPolicy, s, policyWant)
+		return fmt.Errorf("%w %q: %s%s", ErrPolicy, s, policyWant, policyHint(s))
 	}
 	return nil
 }

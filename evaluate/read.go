@@ -30,7 +30,7 @@ func ReadMetrics(dir string) (Metrics, error) {
 	path := filepath.Join(dir, MetricsFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return m, fmt.Errorf("%w: %s has no %s (run mirage evaluate -o %s)", ErrNoEvaluation, dir, MetricsFile, dir)
+		return m, fmt.Errorf("%w: %s has no %s%s", ErrNoEvaluation, dir, MetricsFile, notEvaluationHint(dir))
 	}
 	if err != nil {
 		return m, fmt.Errorf("read metrics: %w", err)
@@ -146,4 +146,30 @@ func (m Metrics) ModelFamilies() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// notEvaluationHint says what dir, which has no metrics.json, is and the
+// command that makes an evaluation of it: a model directory (its
+// manifest.json) is evaluated by its kind's policy, a pipeline run's
+// output directory already holds its report stage.
+func notEvaluationHint(dir string) string {
+	if b, err := os.ReadFile(filepath.Join(dir, "manifest.json")); err == nil {
+		var m struct {
+			Kind string `json:"kind"`
+		}
+		if json.Unmarshal(b, &m) == nil && m.Kind != "" {
+			policy := m.Kind + ":" + dir
+			switch m.Kind {
+			case "estimate":
+				policy = "slurm-estimate:" + dir
+			case "runtime":
+				policy = "runtime-estimate:" + dir
+			}
+			return fmt.Sprintf(": it is a model directory of kind %s (from mirage train), not an evaluation; evaluate the model first, then report on that: mirage evaluate --trace T.parquet --study STUDY --policy reactive,%s -o EVAL && mirage report --trace T.parquet EVAL", m.Kind, policy)
+		}
+	}
+	if st, err := os.Stat(filepath.Join(dir, "stages")); err == nil && st.IsDir() {
+		return fmt.Sprintf(": it is a pipeline run's output directory; its report is %s/stages/report-*/report.html (mirage pipeline status STUDY -o %s lists the stages)", dir, dir)
+	}
+	return " (an evaluation directory is what mirage evaluate -o EVAL writes: mirage evaluate --trace T.parquet --study STUDY -o EVAL, then mirage report EVAL)"
 }

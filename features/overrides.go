@@ -48,6 +48,14 @@ func (o Overrides) Apply(p Protocol) (Protocol, error) {
 	bad := func(format string, args ...any) (Protocol, error) {
 		return p, fmt.Errorf("%w: %s", ErrOptions, fmt.Sprintf(format, args...))
 	}
+	switch {
+	case o.Windows < 0:
+		return bad("--windows %d: want a window count >= 1 (0 = the protocol's %d)", o.Windows, p.Windows)
+	case o.Interval < 0:
+		return bad("--interval %s: want a duration > 0 (0 = the protocol's)", o.Interval)
+	case o.PartitionNodes < 0:
+		return bad("--partition-nodes %d: want a node count >= 1 (0 = the protocol's)", o.PartitionNodes)
+	}
 	if o.Profile != nil {
 		p.SetProfile(*o.Profile)
 	}

@@ -66,6 +66,9 @@ func ParseFormat(s string) (Format, error) {
 // ErrUnknownFormat that says, for each format tried, what in the first
 // lines ruled it out.
 func Detect(head []byte) (Format, error) {
+	if bytes.HasPrefix(head, []byte("PAR1")) {
+		return FormatAuto, fmt.Errorf("%w: it is already a Parquet file (it starts with PAR1), not a scheduler log: if mirage ingest wrote it, it is a trace already; pass it as is (mirage trace stats FILE, --trace FILE)", ErrUnknownFormat)
+	}
 	lines := firstLines(head, 4)
 	if len(lines) == 0 {
 		return FormatAuto, ErrEmptyInput

@@ -17,7 +17,7 @@ func featuresIn(o RunOptions, p features.Protocol, rt *runtimeModel, traceKey st
 // featuresOptions are features.Run's options of the run, writing output:
 // the study's fit was checked before any work (Study.CheckFit).
 func featuresOptions(o RunOptions, output string) features.RunOptions {
-	return features.RunOptions{Workers: o.Workers, Logger: o.Logger, FitChecked: true, Output: output}
+	return features.RunOptions{Workers: o.Workers, Logger: o.Logger, FitChecked: true, Output: output, Progress: o.progress(o.stage, "windows")}
 }
 
 // buildFeatures writes dir/samples.parquet: the samples of p, with the

@@ -113,7 +113,7 @@ func studyReplayIn(ctx context.Context, p features.Protocol, prof sim.Profile, p
 	}
 	pj, ok := prof.PartitionOf(tjobs, p.Partition)
 	if !ok {
-		return in, fmt.Errorf("%w: chains.partition %q: no job of the trace runs in it", ErrStudy, p.Partition)
+		return in, traceFit(fmt.Errorf("%w: chains.partition %q: no job of the trace runs in it", ErrStudy, p.Partition))
 	}
 	in.Jobs = pj.Jobs(tjobs)
 	if p.Nodes <= 0 {

@@ -52,16 +52,16 @@ func (s *Study) CheckFit(jobs []trace.Job) error {
 		return fmt.Errorf("%w: %w", ErrStudy, err)
 	}
 	if f.TooWide() && !s.Cluster.AllowSkip {
-		return fmt.Errorf("%w: %s in the study file (or delete it and rerun make run NODES=%d), or set cluster.allow_skip: true to run without them",
-			ErrStudy, f.WideMessage("cluster.nodes:"), max(int(f.Widest), f.PeakBusy))
+		return traceFit(fmt.Errorf("%w: %s in the study file (or delete it and rerun make run NODES=%d), or set cluster.allow_skip: true to run without them",
+			ErrStudy, f.WideMessage("cluster.nodes:"), max(int(f.Widest), f.PeakBusy)))
 	}
 	if f.Overloaded() {
-		return fmt.Errorf("%w: %s; cluster.nodes is in the study file (or delete it and rerun make run NODES=N)", ErrStudy, f.OverloadMessage("cluster.nodes:"))
+		return traceFit(fmt.Errorf("%w: %s; cluster.nodes is in the study file (or delete it and rerun make run NODES=N)", ErrStudy, f.OverloadMessage("cluster.nodes:")))
 	}
 	if f.KnownWaits == 0 && f.StartUnknown > 0 &&
 		(s.Periods.Mode == "warm" || s.Cluster.InferDependencies || s.Cluster.InferCapacity) {
-		return fmt.Errorf("%w: %s: set periods.mode: cold, cluster.infer_dependencies: false and cluster.infer_capacity: false (they read the trace's real starts)",
-			ErrStudy, noStartsText(f, s.Chains.Partition))
+		return traceFit(fmt.Errorf("%w: %s: set periods.mode: cold, cluster.infer_dependencies: false and cluster.infer_capacity: false (they read the trace's real starts)",
+			ErrStudy, noStartsText(f, s.Chains.Partition)))
 	}
 	return nil
 }
@@ -73,8 +73,8 @@ func (s *Study) partition(prof sim.Profile, jobs []trace.Job) (sim.PartitionJobs
 	pj, ok := prof.PartitionOf(jobs, s.Chains.Partition)
 	if !ok {
 		if len(prof.Partitions) == 0 {
-			return pj, fmt.Errorf("%w: chains.partition %q: no job of the trace runs in it (the profile %s lists no partitions: a partition is then a trace partition name)",
-				ErrStudy, s.Chains.Partition, prof.Name)
+			return pj, traceFit(fmt.Errorf("%w: chains.partition %q: no job of the trace runs in it (the profile %s lists no partitions: a partition is then a trace partition name)",
+				ErrStudy, s.Chains.Partition, prof.Name))
 		}
 		var names []string
 		for _, part := range prof.Partitions {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -66,6 +67,11 @@ func Load(path string, data []byte) (*Study, error) {
 		return nil, err
 	}
 	if err := s.Validate(); err != nil {
+		if ext := strings.ToLower(filepath.Ext(path)); ext == ".yaml" || ext == ".yml" {
+			if line := validationLine(parseYAMLDoc(data), err); line > 0 {
+				return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
+			}
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	s.dir = filepath.Dir(path)
@@ -73,6 +79,12 @@ func Load(path string, data []byte) (*Study, error) {
 }
 
 func decodeYAML(name string, data []byte) (*Study, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err == nil && doc.Kind != 0 {
+		if err := checkYAMLKeys(name, &doc, reflect.TypeFor[Study]()); err != nil {
+			return nil, err
+		}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var s Study
@@ -122,4 +134,14 @@ func (s *Study) Marshal() ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), enc.Close()
+}
+
+// parseYAMLDoc is data's YAML node tree, for the lines of Validate's
+// errors; nil when it does not parse.
+func parseYAMLDoc(data []byte) *yaml.Node {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || doc.Kind == 0 {
+		return nil
+	}
+	return &doc
 }

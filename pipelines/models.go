@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/internal/suggest"
 	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/dqn"
 )
@@ -28,7 +29,7 @@ func checkModel(i int, m ModelSpec) error {
 		return fmt.Errorf("%w: models[%d].%s: %s", ErrStudy, i, field, fmt.Sprintf(format, args...))
 	}
 	if !slices.Contains(studyModelKinds, m.Kind) {
-		return bad("kind", "%q: want %s or %s", m.Kind, strings.Join(studyModelKinds[:len(studyModelKinds)-1], ", "), studyModelKinds[len(studyModelKinds)-1])
+		return bad("kind", "%q: want %s or %s%s", m.Kind, strings.Join(studyModelKinds[:len(studyModelKinds)-1], ", "), studyModelKinds[len(studyModelKinds)-1], suggest.Hint(m.Kind, studyModelKinds))
 	}
 	switch {
 	case m.Episodes != 0 && m.Kind != train.KindDQN:
@@ -84,8 +85,8 @@ func modelPolicy(m ModelSpec, dir string) string {
 
 // trainModel trains m on samples into dir/NAME (train.FitSamples, as
 // mirage train); device (xgboost only) is the study's: "" is the CPU.
-func trainModel(ctx context.Context, m ModelSpec, b BudgetSpec, device, samples, dir string, log *slog.Logger) error {
-	opts := train.Options{OverlapBudgetH: overlapBudgetH(b), K: cvFolds(b), BudgetRule: train.BudgetRule(b.Rule)}
+func trainModel(ctx context.Context, m ModelSpec, b BudgetSpec, device, samples, dir string, log *slog.Logger, progress func(fold, k int)) error {
+	opts := train.Options{OverlapBudgetH: overlapBudgetH(b), K: cvFolds(b), BudgetRule: train.BudgetRule(b.Rule), Progress: progress}
 	if strings.HasPrefix(m.Kind, "estimate") {
 		opts.Target = train.Target(m.Kind)
 	} else {

@@ -37,7 +37,7 @@ func modelStage(s *Study, m ModelSpec, trainP features.Protocol, feats StageResu
 		Device string `json:",omitempty"`
 	}{m, s.Budget, device}, inputs: []string{feats.Key},
 		run: func(ctx context.Context, dir string) error {
-			return trainModel(ctx, m, s.Budget, device, samplesPath, dir, o.Logger)
+			return trainModel(ctx, m, s.Budget, device, samplesPath, dir, o.Logger, o.progress("train-"+modelName(m), "CV folds"))
 		}}
 }
 
@@ -89,6 +89,7 @@ func featuresStage(name string, p features.Protocol, traceKey string, rt *runtim
 	if rt != nil { // keys of studies without one stay as they were
 		inputs = append(inputs, rt.input())
 	}
+	o.stage = name
 	return stage{name: name, config: p, inputs: inputs,
 		run:     func(ctx context.Context, dir string) error { return buildFeatures(ctx, o, p, rt, traceKey, dir) },
 		windows: p.Windows,

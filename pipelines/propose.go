@@ -137,10 +137,10 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 		}
 	}
 	if first.IsZero() {
-		return nil, fmt.Errorf("%w: the trace has no job with a submit time", ErrStudy)
+		return nil, traceFit(fmt.Errorf("%w: the trace has no job with a submit time", ErrStudy))
 	}
 	if first.Year() < 1980 {
-		return nil, fmt.Errorf("%w: the trace's first submission is %s: its dates are relative to 1970 (an SWF file without UnixStartTime); ingest it again with --start-time to anchor them", ErrStudy, first.UTC().Format(time.RFC3339))
+		return nil, traceFit(fmt.Errorf("%w: the trace's first submission is %s: its dates are relative to 1970 (an SWF file without UnixStartTime); ingest it again with --start-time to anchor them", ErrStudy, first.UTC().Format(time.RFC3339)))
 	}
 	// Ends before starts at the same instant: a node freed and taken again
 	// is not counted twice.

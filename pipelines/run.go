@@ -48,6 +48,15 @@ type RunOptions struct {
 	Merge         bool
 	// Logger receives progress; nil discards it.
 	Logger *slog.Logger
+	// Progress, when not nil, is called as a long stage advances: its
+	// name (features-train, train-forest, evaluate), the unit counted
+	// ("windows", "CV folds"), how many are done and the total. Stages
+	// run at once (Jobs > 1) call it concurrently. It does not change
+	// any output.
+	Progress func(stage, unit string, done, total int)
+	// stage is the name of the stage these options run (set per stage
+	// for progress).
+	stage string
 	// models are the trained models' policy names (Run sets them).
 	models modelNames
 }
@@ -177,4 +186,13 @@ func Run(ctx context.Context, s *Study, o RunOptions) ([]StageResult, error) {
 		err = fmt.Errorf("%w: pipeline: no stage %s in study %s", ErrStudy, o.Only, s.Name)
 	}
 	return r.results, err
+}
+
+// progress is o.Progress for the stage's units as a stage API's callback
+// (nil when o.Progress is).
+func (o RunOptions) progress(stage, unit string) func(done, total int) {
+	if o.Progress == nil {
+		return nil
+	}
+	return func(done, total int) { o.Progress(stage, unit, done, total) }
 }

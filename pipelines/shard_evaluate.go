@@ -30,6 +30,7 @@ func evaluateOptions(o RunOptions, policyList []string, sweep bool, decision tim
 		DecisionSec: int64(decision / time.Second),
 		Workers:     o.Workers,
 		Logger:      o.Logger,
+		Progress:    o.progress("evaluate", "windows"),
 		NoFitCheck:  true,
 		Output:      dir,
 	}

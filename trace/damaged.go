@@ -15,6 +15,10 @@ import (
 // where the library would panic.
 var ErrDamaged = errors.New("damaged Parquet file")
 
+// ErrNotParquet means a file given as a trace is not Parquet at all (a
+// raw sacct dump or SWF log, say): it needs mirage ingest first.
+var ErrNotParquet = errors.New("not a Parquet file")
+
 // openParquet is parquet.OpenFile, with a panic of the library on a
 // damaged file (an index out of range in its page index or footer) made
 // an error wrapping ErrDamaged.

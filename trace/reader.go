@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -33,6 +35,12 @@ func Open(path string) (*Reader, error) {
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("open trace: %w", err)
+	}
+	if !hasParquetMagic(f) {
+		f.Close()
+		base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		return nil, fmt.Errorf("open trace %s: %w (it does not start with PAR1); a trace is the Parquet file mirage ingest writes: convert it first with mirage ingest -o %s.parquet %s",
+			path, ErrNotParquet, base, path)
 	}
 	pf, err := openParquet(f, st.Size())
 	if err != nil {
@@ -104,4 +112,12 @@ func (r *Reader) Close() error {
 // ReadAll reads every job of a trace file into memory.
 func ReadAll(path string) ([]Job, error) {
 	return ReadAllContext(context.Background(), path)
+}
+
+// hasParquetMagic reports whether f starts with Parquet's magic bytes
+// "PAR1" (a sacct dump, an SWF log or an empty file does not).
+func hasParquetMagic(f *os.File) bool {
+	var b [4]byte
+	n, _ := f.ReadAt(b[:], 0)
+	return n == 4 && string(b[:]) == "PAR1"
 }

@@ -1,9 +1,16 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"time"
 )
+
+// ErrFolds is wrapped by the error of a cross-validation asking more
+// folds than the samples have windows (mirage train --cv, a study's
+// budget.cv_folds): a usage error, exit status 3.
+var ErrFolds = errors.New("too few windows for the cross-validation folds")
 
 // Fold is one cross-validation split; Train and Test are row indices in
 // ascending order.
@@ -25,7 +32,7 @@ func BlockedFolds(windowID []int32, windowStart []int64, k int, gapSec int64) ([
 	}
 	ws, start := sortedWindows(windowID, windowStart)
 	if len(ws) < k {
-		return nil, fmt.Errorf("folds: %d windows for %d folds", len(ws), k)
+		return nil, fmt.Errorf("%w: %d windows for %d folds", ErrFolds, len(ws), k)
 	}
 	folds := make([]Fold, k)
 	block := map[int32]int{}
@@ -45,7 +52,8 @@ func BlockedFolds(windowID []int32, windowStart []int64, k int, gapSec int64) ([
 			}
 		}
 		if len(folds[b].Train) == 0 {
-			return nil, fmt.Errorf("folds: fold %d has no training windows with a gap of %d s", b, gapSec)
+			return nil, fmt.Errorf("%w: fold %d of %d has no training window %s or more from its test windows (%d windows over %s)",
+				ErrFolds, b+1, k, time.Duration(gapSec)*time.Second, len(ws), time.Duration(start[ws[len(ws)-1]]-start[ws[0]])*time.Second)
 		}
 	}
 	return folds, nil

@@ -38,9 +38,7 @@ decision is to submit; --submit then runs sbatch on the --successor script (with
 --dependency=afterany:P when --dependency is set; --name sets Q's job name) and
 prints Q's job ID; --dry-run prints the sbatch command instead. Commands run with
 argv, never through a shell. Every decision is written as one JSON line to --audit
-(time, features digest, score, decision). SIGINT or SIGTERM stops cleanly (exit 130).
-
-` + exitCodesHelp,
+(time, features digest, score, decision). SIGINT or SIGTERM stops cleanly (exit 130).`,
 		Args:    usageArgs(cobra.NoArgs),
 		GroupID: "models",
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -62,9 +62,7 @@ columns in analyze/README.md), summary.json, figures (PNG and SVG) and one
 self-contained analysis.html, whose path it prints. A section whose columns the
 trace lacks says why it is absent. Traces of at most --replay-max-jobs jobs are
 also replayed in the simulator: the fidelity of simulated waits, and the
-reactive and oracle outcomes on the detected chains.
-
-` + exitCodesHelp,
+reactive and oracle outcomes on the detected chains.`,
 		Args:    usageArgs(cobra.ExactArgs(1)),
 		GroupID: "data",
 		RunE: func(cmd *cobra.Command, args []string) error {

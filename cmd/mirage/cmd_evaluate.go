@@ -65,9 +65,7 @@ DIR from it, or a run-time model: margin 0), forecast:DIR (P(r > 0) by Monte Car
 rollouts of the live queue with run times drawn from the run-time model; submit
 when it reaches the τ chosen by train --model forecast, or 0.5; --sweep adds τ
 variants).
-Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
-
-` + exitCodesHelp,
+Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.`,
 		Args:        usageArgs(cobra.NoArgs),
 		Annotations: map[string]string{configSection: "evaluate"},
 		GroupID:     "models",
@@ -148,6 +146,9 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	}
 	if c.PartitionNodes < 0 {
 		return usagef("--partition-nodes %d: want a node count >= 0", c.PartitionNodes)
+	}
+	if c.Workers < 0 {
+		return usagef("evaluate: --workers %d: want >= 1 (0 = GOMAXPROCS)", c.Workers)
 	}
 	p, err := featuresProtocol(FeaturesConfig{Protocol: c.Protocol, Study: c.Study, Profile: c.Profile, Period: c.Period, Start: c.Start,
 		Windows: c.Windows, Interval: c.Interval, ChainNodes: c.ChainNodes, PartitionNodes: c.PartitionNodes, QTimeMin: c.QTimeMin})
@@ -236,34 +237,140 @@ func parseMargins(s string) ([]int64, error) {
 	return out, nil
 }
 
-// printEvaluateTables writes one table per chain size: the policies in
-// order, with their cost, the share of oracle-cost's cost and the gap to
-// the oracle's interruption.
-func printEvaluateTables(w io.Writer, policies []string, m evaluate.Metrics) {
-	opt := func(v *float64, format string) string {
-		if v == nil {
-			return "-"
+// evalColumn is a column of evaluate's table: a two-line header (name,
+// then unit or detail) and the value's format.
+type evalColumn struct {
+	top, bottom string
+	value       func(evaluate.ChainMetrics) string
+}
+
+// evalColumns are evaluate's table columns, headed in plain words; the
+// top header spans the columns next to each other that share it.
+var evalColumns = []evalColumn{
+	{"", "windows", func(s evaluate.ChainMetrics) string { return strconv.Itoa(s.Windows) }},
+	{"interruption h", "mean", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.2f", s.MeanInterruptionH) }},
+	{"interruption h", "p90", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.2f", s.P90InterruptionH) }},
+	{"windows with", "none", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.3f", s.ZeroInterruptionShare) }},
+	{"windows with", "rescued", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.3f", s.RescuedShare) }},
+	{"vs reactive", "reduction", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.3f", s.InterruptionReduction) }},
+	{"mean (h)", "overlap", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.2f", s.MeanOverlapH) }},
+	{"mean (h)", "cost", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.2f", s.MeanCostH) }},
+	{"cost ÷", "oracle-cost", func(s evaluate.ChainMetrics) string { return optFormat(s.CostVsOracleCost, "%.3f") }},
+	{"wasted", "node-h", func(s evaluate.ChainMetrics) string { return fmt.Sprintf("%.1f", s.WastedNodeH) }},
+	{"gap to", "oracle (h)", func(s evaluate.ChainMetrics) string { return optFormat(s.GapToOracleInterruptionH, "%.2f") }},
+}
+
+// evalSpans groups evalColumns by their top header: [first, end) runs.
+func evalSpans() [][2]int {
+	var spans [][2]int
+	for i := 0; i < len(evalColumns); {
+		j := i + 1
+		for j < len(evalColumns) && evalColumns[j].top == evalColumns[i].top {
+			j++
 		}
-		return fmt.Sprintf(format, *v)
+		spans = append(spans, [2]int{i, j})
+		i = j
 	}
+	return spans
+}
+
+func optFormat(v *float64, format string) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf(format, *v)
+}
+
+// maxPolicyLabel is the widest policy label of evaluate's table, in
+// runes: a longer name (a model's path) is shortened, and listed in full
+// under the table.
+const maxPolicyLabel = 24
+
+// policyLabels are the table's labels of the policies: the name, or for
+// a KIND:DIR longer than maxPolicyLabel, KIND:…/ plus the end of DIR
+// (numbered when two would be the same); long reports which were
+// shortened.
+func policyLabels(policies []string) (labels []string, long bool) {
+	labels = make([]string, len(policies))
+	seen := map[string]int{}
+	for i, name := range policies {
+		label := name
+		if r := []rune(name); len(r) > maxPolicyLabel && strings.Contains(name, ":") && strings.ContainsRune(name, filepath.Separator) {
+			kind, _, _ := strings.Cut(name, ":")
+			keep := max(maxPolicyLabel-len([]rune(kind))-2, 4)
+			label = kind + ":…" + string(r[len(r)-keep:])
+			long = true
+		}
+		if n := seen[label]; n > 0 {
+			label = fmt.Sprintf("%s#%d", label, n+1)
+		}
+		seen[label]++
+		labels[i] = label
+	}
+	return labels, long
+}
+
+// printEvaluateTables writes one table per chain size: the policies in
+// order, with their interruption, overlap and cost, the share of
+// oracle-cost's cost and the gap to the oracle's interruption; policies
+// whose names were shortened are listed in full after the tables.
+func printEvaluateTables(w io.Writer, policies []string, m evaluate.Metrics) {
+	labels, long := policyLabels(policies)
 	width := len("policy")
-	for _, name := range policies {
-		width = max(width, utf8.RuneCountInString(name))
+	for _, l := range labels {
+		width = max(width, utf8.RuneCountInString(l))
 	}
+	widths := make([]int, len(evalColumns))
+	for i, c := range evalColumns {
+		widths[i] = max(utf8.RuneCountInString(c.bottom), 5)
+	}
+	spans := evalSpans()
+	spanWidth := func(sp [2]int) int {
+		w := 2 * (sp[1] - sp[0] - 1)
+		for i := sp[0]; i < sp[1]; i++ {
+			w += widths[i]
+		}
+		return w
+	}
+	for _, sp := range spans { // widen a span's columns to fit its top header
+		for i := sp[0]; utf8.RuneCountInString(evalColumns[sp[0]].top) > spanWidth(sp); i++ {
+			widths[sp[0]+(i-sp[0])%(sp[1]-sp[0])]++
+		}
+	}
+	pad := func(s string, n int) string { return strings.Repeat(" ", max(n-utf8.RuneCountInString(s), 0)) + s }
 	for _, n := range m.ChainNodes {
 		k := strconv.Itoa(n)
 		fmt.Fprintf(w, "\nchains of %d node(s)\n", n)
-		fmt.Fprintf(w, "%-*s %5s %8s %8s %6s %8s %8s %8s %8s %8s %10s %8s\n",
-			width, "policy", "win", "mean_i_h", "p90_i_h", "zero", "rescued", "reduct", "ovl_h", "cost_h", "vs_ocost", "waste_nh", "gap_h")
-		for _, name := range policies {
+		var top, bottom strings.Builder
+		fmt.Fprintf(&top, "%-*s", width, "")
+		fmt.Fprintf(&bottom, "%-*s", width, "policy")
+		for _, sp := range spans {
+			top.WriteString("  " + pad(evalColumns[sp[0]].top, spanWidth(sp)))
+		}
+		for i, c := range evalColumns {
+			bottom.WriteString("  " + pad(c.bottom, widths[i]))
+		}
+		fmt.Fprintln(w, strings.TrimRight(top.String(), " "))
+		fmt.Fprintln(w, strings.TrimRight(bottom.String(), " "))
+		for pi, name := range policies {
 			s, ok := m.Policies[name].ByChain[k]
 			if !ok {
 				continue
 			}
-			fmt.Fprintf(w, "%-*s %5d %8.2f %8.2f %6.3f %8.3f %8.3f %8.2f %8.2f %8s %10.1f %8s\n", width, name, s.Windows,
-				s.MeanInterruptionH, s.P90InterruptionH, s.ZeroInterruptionShare, s.RescuedShare,
-				s.InterruptionReduction, s.MeanOverlapH, s.MeanCostH, opt(s.CostVsOracleCost, "%.3f"),
-				s.WastedNodeH, opt(s.GapToOracleInterruptionH, "%.2f"))
+			var row strings.Builder
+			row.WriteString(labels[pi] + strings.Repeat(" ", width-utf8.RuneCountInString(labels[pi])))
+			for i, c := range evalColumns {
+				row.WriteString("  " + pad(c.value(s), widths[i]))
+			}
+			fmt.Fprintln(w, row.String())
+		}
+	}
+	if long {
+		fmt.Fprintln(w, "\npolicies in full:")
+		for i, name := range policies {
+			if labels[i] != name {
+				fmt.Fprintf(w, "  %s = %s\n", labels[i], name)
+			}
 		}
 	}
 }

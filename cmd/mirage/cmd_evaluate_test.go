@@ -90,7 +90,7 @@ func TestEvaluate_CostSweepText(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{"cost = interruption + 1·overlap", "chains of 1 node(s)", "chains of 2 node(s)",
-		"slurm-estimate@margin=0.5", "vs_ocost"} {
+		"slurm-estimate@margin=0.5", "oracle-cost"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}

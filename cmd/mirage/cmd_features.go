@@ -43,9 +43,7 @@ get out-of-fold predictions. The model's directory and SHA-256 go into the file'
 metadata and into models trained on it; evaluate --policy forest:DIR or xgboost:DIR
 then computes the column with the same run-time model and refuses a changed one.
 
-Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
-
-` + exitCodesHelp,
+Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.`,
 		Args:        usageArgs(cobra.NoArgs),
 		Annotations: map[string]string{configSection: "features"},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -146,6 +144,9 @@ func runFeaturesBuild(cmd *cobra.Command, g *globalOptions) error {
 	}
 	if err := checkOutput("features build -o", c.Output, outputFile); err != nil {
 		return err
+	}
+	if c.Workers < 0 {
+		return usagef("features build: --workers %d: want >= 1 (0 = GOMAXPROCS)", c.Workers)
 	}
 	p, err := featuresProtocol(c)
 	if err != nil {

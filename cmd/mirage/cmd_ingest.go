@@ -56,9 +56,7 @@ marked array-task-numbered, with a note.
 the same input files (by sha256) ingested with every option given on the
 command line (--format, --tz for formats with local times, --cluster,
 --start-time, --cores-per-node, --columns): so a hand-run ingest with
---start-time survives ` + "`make run`" + `, which passes only the options it was given.
-
-` + exitCodesHelp,
+--start-time survives ` + "`make run`" + `, which passes only the options it was given.`,
 		GroupID:     "data",
 		Args:        usageArgs(cobra.MinimumNArgs(1)),
 		Annotations: map[string]string{configSection: "ingest"},
@@ -105,7 +103,7 @@ func runIngest(cmd *cobra.Command, g *globalOptions, inputs []string) error {
 	loc := time.UTC
 	if cfg.TZ != "" {
 		if loc, err = time.LoadLocation(cfg.TZ); err != nil {
-			return usagef("--tz %q: %w", cfg.TZ, err)
+			return usagef("%s %q: %w", settingName(cmd, "tz"), cfg.TZ, err)
 		}
 	}
 	var start time.Time

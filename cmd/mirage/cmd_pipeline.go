@@ -3,9 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -27,10 +32,7 @@ func newPipelineRunCommand(g *globalOptions, status bool) *cobra.Command {
 	if status {
 		use, short = "status STUDY [--trace T.parquet] -o OUT", "Say which of a study's stages are fresh and which would run"
 	}
-	cmd := &cobra.Command{
-		Use:   use,
-		Short: short,
-		Long: short + `.
+	long := short + `.
 
 STUDY is a built-in study or a study file (mirage study show, study init). The stages:
 ingest (of the study's trace.inputs, relative to the study file, or of the synthetic
@@ -57,15 +59,31 @@ the jobs of the stages it reads (--dependency=afterok), with the study's slurm s
 evaluate as a job array of N tasks then a merge job); OUT must be on a file system every
 node sees. run returns once they are submitted; pipeline status shows each job's state and,
 for a failed one, its log. A rerun submits only the stages neither finished nor still
-queued.
+queued.`
+	if status {
+		long = short + `: it runs nothing and writes nothing.
 
-` + exitCodesHelp,
-		Args: usageArgs(cobra.ExactArgs(1)),
+STUDY, --trace and -o are those of the pipeline run to look at. For each stage, in
+the order run takes them, status prints its name, its state and its directory
+(OUT/stages/STAGE-KEY): cached (finished, its outputs as its meta.json lists them;
+with --verify each output's sha256 is checked too, else only those whose stat
+changed), stale (run would run it: never run, or its inputs changed), damaged (run
+would redo it, and the line says why: a missing, resized or changed output); a stage
+whose inputs are not built yet has no key, so no directory. For stages that
+pipeline run --executor slurm submitted, the line adds the job's id and state and,
+for a failed one, its log. With --json the same as a summary object. The verdict
+of a finished report stage follows the stages.`
+	}
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Long:  long,
+		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f := cmd.Flags()
 			tracePath, _ := f.GetString("trace")
 			out, _ := f.GetString("output")
-			workers, _ := f.GetInt("workers")
+			workers, _ := f.GetInt("workers") // run's flags: zero values under status
 			jobs, _ := f.GetInt("jobs")
 			force, _ := f.GetStringSlice("force")
 			executor, _ := f.GetString("executor")
@@ -105,8 +123,19 @@ queued.
 			if workers <= 0 {
 				workers = runtime.GOMAXPROCS(0)
 			}
+			var bar *progressBar
+			var progress func(stage, unit string, done, total int)
+			if !status {
+				mode, _ := f.GetString("progress")
+				bar = newProgressBar(g.stderr, mode, g.cfg.JSON)
+				progress = stagesProgress(bar)
+			}
 			res, err := pipelines.Run(cmd.Context(), s, pipelines.RunOptions{Trace: tracePath, Out: out, Version: version,
-				Workers: workers, Jobs: jobs, Force: force, DryRun: status, Verify: verify, Executor: exec, Logger: g.log()})
+				Workers: workers, Jobs: jobs, Force: force, DryRun: status, Verify: verify, Executor: exec, Logger: g.log(),
+				Progress: progress})
+			if bar != nil {
+				bar.finish()
+			}
 			if err != nil {
 				return err
 			}
@@ -136,11 +165,12 @@ queued.
 	f := cmd.Flags()
 	f.String("trace", "", "trace file (Parquet, from mirage ingest, in the study's zone); empty: an ingest stage reads (or, with trace.synth, generates) the study's trace")
 	f.StringP("output", "o", "", "output directory; required")
-	f.Int("workers", 0, "windows simulated at once (0 = GOMAXPROCS); the outputs do not depend on it")
-	f.Int("jobs", 1, "independent stages (the models) run at once; the outputs do not depend on it")
 	f.Bool("verify", false, "hash every cached output against its stage's meta.json (default: only those whose stat changed)")
 	if !status {
+		f.Int("workers", 0, "windows simulated at once (0 = GOMAXPROCS); the outputs do not depend on it")
+		f.Int("jobs", 1, "independent stages (the models) run at once; the outputs do not depend on it")
 		f.StringSlice("force", nil, "stages to run even when cached, e.g. evaluate,report")
+		addProgressFlag(f)
 		f.String("executor", "local", "where stale stages run: local (here) or slurm (one sbatch job each, after the jobs of the stages it reads)")
 	}
 	return cmd
@@ -270,4 +300,51 @@ func newPipelineRunStageCommand(g *globalOptions) *cobra.Command {
 	f.Bool("merge", false, "make the stage from its finished shards (with --shards)")
 	f.Bool("verify", false, "hash every cached output against its stage's meta.json")
 	return cmd
+}
+
+// stagesProgress draws pipelines.RunOptions.Progress on bar: the stages
+// running, each with its count and the time it has left at its rate
+// since its first report ("features-train 20/300 windows, ETA 4m10s";
+// stages run at once with --jobs share the line).
+func stagesProgress(bar *progressBar) func(stage, unit string, done, total int) {
+	if !bar.on {
+		return nil
+	}
+	var mu sync.Mutex
+	type count struct {
+		unit        string
+		done, total int
+		first       int       // done at the first report
+		at          time.Time // the first report
+	}
+	running := map[string]count{}
+	return func(stage, unit string, done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		c, seen := running[stage]
+		if !seen {
+			c = count{first: done, at: time.Now()}
+		}
+		c.unit, c.done, c.total = unit, done, total
+		if done >= total {
+			delete(running, stage)
+		} else {
+			running[stage] = c
+		}
+		names := slices.Sorted(maps.Keys(running))
+		if len(names) == 0 {
+			bar.set("%s: %d/%d %s done, finishing", stage, done, total, unit)
+			return
+		}
+		parts := make([]string, len(names))
+		for i, n := range names {
+			c := running[n]
+			parts[i] = fmt.Sprintf("%s %d/%d %s", n, c.done, c.total, c.unit)
+			if c.done > c.first {
+				rate := float64(time.Since(c.at)) / float64(c.done-c.first)
+				parts[i] += ", ETA " + time.Duration(rate*float64(c.total-c.done)).Round(time.Second).String()
+			}
+		}
+		bar.set("%s", strings.Join(parts, "; "))
+	}
 }

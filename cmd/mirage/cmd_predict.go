@@ -23,9 +23,7 @@ window_id, chain_nodes, probe_time, label_r_sec (when the samples have labels) a
 predicted_r_hours. Prediction uses the pure-Go evaluator of the XGBoost JSON model;
 a NaN or infinite prediction is a bad model (exit 2), and another kind of model
 directory (estimate, dqn, runtime, forecast) is refused (exit 2) naming the commands
-that take it.
-
-` + exitCodesHelp,
+that take it.`,
 		Args:        usageArgs(cobra.NoArgs),
 		Annotations: map[string]string{configSection: "predict"},
 		GroupID:     "models",

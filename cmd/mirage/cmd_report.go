@@ -71,9 +71,7 @@ point, its training-CV frontier; for classifiers, a reliability diagram.
 
 Model directories are those the evaluation recorded (relative to DIR), so the
 command gives the same page from any working directory; a model directory that
-cannot be found or read is an error. Prints report.html's path.
-
-` + exitCodesHelp,
+cannot be found or read is an error. Prints report.html's path.`,
 		Args:    usageArgs(cobra.ExactArgs(1)),
 		GroupID: "models",
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -33,9 +33,7 @@ func newSimReplayCommand(g *globalOptions) *cobra.Command {
 and compare the simulated waits with the real ones: mean and median absolute
 error, Spearman correlation, the share within a factor of 2 (for real waits over
 a minute), per month; plus the wall time and events per second. This is how a
-center decides whether to trust the simulator for its cluster.
-
-` + exitCodesHelp,
+center decides whether to trust the simulator for its cluster.`,
 		Args:        usageArgs(cobra.NoArgs),
 		Annotations: map[string]string{configSection: "sim"},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -134,7 +132,7 @@ func replayIn(cmd *cobra.Command, c SimConfig, name string) (in replay.In, loc *
 		return in, nil, 0, 0, err
 	}
 	if loc, err = time.LoadLocation(c.TZ); err != nil {
-		return in, nil, 0, 0, usagef("--tz %q: %w", c.TZ, err)
+		return in, nil, 0, 0, usagef("%s %q: %w", settingName(cmd, "tz"), c.TZ, err)
 	}
 	for _, w := range []struct {
 		s   string

@@ -35,9 +35,7 @@ show format) whose header states the fidelity before and after; give it as
 --profile or a study's cluster.profile.
 
 The search is deterministic (--seed orders the sampled months) and replays
---workers months at once; the result does not depend on --workers.
-
-` + exitCodesHelp,
+--workers months at once; the result does not depend on --workers.`,
 		Args:        usageArgs(cobra.NoArgs),
 		Annotations: map[string]string{configSection: "sim"},
 		RunE: func(cmd *cobra.Command, args []string) error {

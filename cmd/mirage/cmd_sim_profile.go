@@ -27,9 +27,7 @@ prints as its YAML file, comments included, to copy and edit:
 and a profile file prints as YAML after every field is checked (as JSON with
 --json). Every command that simulates takes the file where it takes a profile
 name: sim replay and sim starts --profile, analyze --profile, a study's
-cluster.profile (relative to the study file).
-
-` + exitCodesHelp,
+cluster.profile (relative to the study file).`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := sim.LoadProfile(args[0])

@@ -29,9 +29,7 @@ simulator's floor. Jobs that never ran in the trace are left out.
 
 This is the figure a center compares with its own squeue --start.
 -o DIR writes DIR/starts.json (the scores) and DIR/starts.parquet (one row per
-job).
-
-` + exitCodesHelp,
+job).`,
 		Args:        usageArgs(cobra.NoArgs),
 		Annotations: map[string]string{configSection: "sim"},
 		RunE: func(cmd *cobra.Command, args []string) error {

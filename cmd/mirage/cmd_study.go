@@ -39,9 +39,7 @@ budget. --partition-nodes sets the partition size instead; --models-from copies
 the models, policies, budget, sweep and predictions of another study (make run
 TRACE=... takes the built-in synth study's). A trace whose dates are relative to
 1970 (an SWF file without its start time) is refused: ingest it again with
---start-time. An existing -o file is kept unless --force.
-
-` + exitCodesHelp,
+--start-time. An existing -o file is kept unless --force.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runStudyInit(cmd, g)
@@ -133,9 +131,7 @@ func newStudyShowCommand(g *globalOptions) *cobra.Command {
 		Long: `Print a study as YAML (as JSON with --json) after checking every field: a
 built-in study (` + strings.Join(pipelines.BuiltinNames(), ", ") + `) or a study file (.yaml, .yml,
 .json, .toml; fields in pipelines/docs/study.md). features build and evaluate
-take one with --study NAME|FILE and --period train|validation.
-
-` + exitCodesHelp,
+take one with --study NAME|FILE and --period train|validation.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := resolveStudy(args[0])

@@ -21,14 +21,12 @@ func newSynthCommand(g *globalOptions) *cobra.Command {
 partition like TACC Lonestar6's gpu-a100 (node mix, time limits, heavy-tailed
 run times, timeouts, jobs cancelled while pending, diurnal and weekly cycles,
 a target utilisation). The same flags and seed give byte-identical output.
-The data is synthetic: no real job is copied.
-
-` + exitCodesHelp,
+The data is synthetic: no real job is copied.`,
 		GroupID:     "data",
 		Args:        usageArgs(cobra.NoArgs),
 		Annotations: map[string]string{configSection: "synth"},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSynth(g)
+			return runSynth(cmd, g)
 		},
 	}
 	f := cmd.Flags()
@@ -47,7 +45,7 @@ The data is synthetic: no real job is copied.
 	return cmd
 }
 
-func runSynth(g *globalOptions) error {
+func runSynth(cmd *cobra.Command, g *globalOptions) error {
 	cfg := g.cfg.Synth
 	if cfg.Output == "" {
 		return usagef("synth: -o FILE is required")
@@ -62,7 +60,7 @@ func runSynth(g *globalOptions) error {
 	}
 	loc, err := time.LoadLocation(cfg.TZ)
 	if err != nil {
-		return usagef("--tz %q: %w", cfg.TZ, err)
+		return usagef("%s %q: %w", settingName(cmd, "tz"), cfg.TZ, err)
 	}
 	start, err := time.ParseInLocation("2006-01-02T15:04:05", cfg.Start, loc)
 	if err != nil {

@@ -57,7 +57,7 @@ func TestTraceStats_NotParquet(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, stderr, code := run(t, "trace", "stats", txt)
-	if code != exitBadInput || !strings.Contains(stderr, "damaged Parquet file") || !strings.Contains(stderr, "mirage ingest") {
+	if code != exitBadInput || !strings.Contains(stderr, "not a Parquet file") || !strings.Contains(stderr, "mirage ingest") {
 		t.Errorf("trace stats of a text file: exit %d, %q; want %d naming mirage ingest", code, stderr, exitBadInput)
 	}
 }

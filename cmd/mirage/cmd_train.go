@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mirage-hpc/mirage/evaluate"
+	"github.com/mirage-hpc/mirage/internal/suggest"
 	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/train"
 	"github.com/mirage-hpc/mirage/train/dqn"
@@ -53,9 +55,7 @@ known at its submission (train/jobruntime): quantiles 10/50/90 %, two approaches
 compared by time-blocked CV (--cv folds) on --study's (or --protocol's) training
 period and the better calibrated kept, figures on its validation period. It writes
 DIR/manifest.json, the XGBoost JSON model(s), DIR/encoding.json, DIR/metrics.json and
-DIR/calibration.png.
-
-` + exitCodesHelp,
+DIR/calibration.png.`,
 		Args:        usageArgs(cobra.NoArgs),
 		Annotations: map[string]string{configSection: "train"},
 		GroupID:     "models",
@@ -189,8 +189,26 @@ type trainCV struct {
 	SignAccuracy float64 `json:"sign_accuracy"`
 }
 
+// trainModelKinds are the kinds train --model takes.
+var trainModelKinds = []string{train.KindForest.String(), train.KindXGBoost.String(), train.KindEstimate, string(train.TargetEstimateRT),
+	"dqn", "runtime", evaluate.ForecastKind}
+
+// foldsHint adds to a train.ErrFolds error the flag that fixes it: the
+// samples have too few windows, or too short a span, for the --cv folds.
+func foldsHint(err error, cv int) error {
+	if !errors.Is(err, train.ErrFolds) {
+		return err
+	}
+	return fmt.Errorf("%w: pass fewer folds (--cv %d now; at least 2, or --cv 0 for none) or build the samples over more windows", err, cv)
+}
+
 func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	c := g.cfg.Train
+	if !slices.Contains(trainModelKinds, c.Model) {
+		n := len(trainModelKinds)
+		return usagef("train: %s %q: want %s or %s%s", settingName(cmd, "model"), c.Model,
+			strings.Join(trainModelKinds[:n-1], ", "), trainModelKinds[n-1], suggest.Hint(c.Model, trainModelKinds))
+	}
 	if c.Model == "dqn" {
 		return runTrainDQN(cmd, g, c)
 	}
@@ -218,7 +236,7 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 		m, err := train.FitSamples(cmd.Context(), c.Samples, c.Output, train.Options{Target: train.Target(c.Model), OverlapBudgetH: budgetH, K: c.CV,
 			BudgetEveryBlock: c.BudgetEveryBlock, BudgetRule: rule, Version: version})
 		if err != nil {
-			return err
+			return foldsHint(err, c.CV)
 		}
 		return printOperatingPoint(g, m, c.Output)
 	}
@@ -245,7 +263,7 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 		BudgetEveryBlock: c.BudgetEveryBlock, BudgetRule: rule, StopHorizonSec: int64(c.StopHorizon / time.Second)}
 	m, err := train.FitSamples(cmd.Context(), c.Samples, c.Output, opts)
 	if err != nil {
-		return err
+		return foldsHint(err, c.CV)
 	}
 	sum := trainSummary{Model: m.Kind, Target: m.Target, Output: c.Output, Rows: m.Rows, WallSec: time.Since(began).Seconds(),
 		OperatingPoint: m.OperatingPoint}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/mirage-hpc/mirage/evaluate"
+	"github.com/mirage-hpc/mirage/internal/suggest"
 )
 
 // Config is every setting of every command, resolved once per run from
@@ -312,6 +315,13 @@ func resolveConfig(cmd *cobra.Command, configFile string, defaults Config) (Conf
 		if err := v.ReadInConfig(); err != nil {
 			return Config{}, nil, usagef("read config %s: %w", configFile, err)
 		}
+		keys, err := configFileKeys(configFile)
+		if err != nil {
+			return Config{}, nil, err
+		}
+		if err := checkConfigKeys(cmd.Root(), configFile, keys, defaults); err != nil {
+			return Config{}, nil, err
+		}
 	}
 	v.SetEnvPrefix("MIRAGE")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_", "-", "_"))
@@ -392,4 +402,112 @@ func defaultConfig() Config {
 			TZ: "America/Chicago", Start: "2022-11-01T00:00:00", Cluster: "synth",
 		},
 	}
+}
+
+// configFileKeys returns the keys a config file sets ("ingest.tz"),
+// lower-cased as viper reads them.
+func configFileKeys(path string) ([]string, error) {
+	fv := viper.New()
+	fv.SetConfigFile(path)
+	if err := fv.ReadInConfig(); err != nil {
+		return nil, usagef("read config %s: %w", path, err)
+	}
+	return fv.AllKeys(), nil
+}
+
+// configKeys lists every key of a Config value ("ingest.tz",
+// "train.params.eta").
+func configKeys(prefix string, rt reflect.Type, out map[string]bool) {
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		key := f.Tag.Get("mapstructure")
+		if key == "" {
+			continue
+		}
+		if f.Type.Kind() == reflect.Struct {
+			out[prefix+key] = true // a section given as a whole
+			configKeys(prefix+key+".", f.Type, out)
+			continue
+		}
+		out[prefix+key] = true
+	}
+}
+
+// checkConfigKeys returns a usage error naming the first key of the
+// config file path that is no setting (ingest.tzz), with the section's
+// keys and a did-you-mean; the old names of renamed flags
+// (addRenamedFlag) are settings.
+func checkConfigKeys(root *cobra.Command, path string, keys []string, defaults Config) error {
+	known := map[string]bool{}
+	configKeys("", reflect.TypeOf(defaults), known)
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if section := c.Annotations[configSection]; section != "" {
+			c.Flags().VisitAll(func(f *pflag.Flag) {
+				if r, ok := f.Value.(*renamedValue); ok {
+					known[section+"."+strings.ReplaceAll(r.old, "-", "_")] = true
+				}
+			})
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+	slices.Sort(keys)
+	for _, k := range keys {
+		if known[k] {
+			continue
+		}
+		section, name, nested := strings.Cut(k, ".")
+		var options []string
+		for kk := range known {
+			if s, n, ok := strings.Cut(kk, "."); nested && ok && s == section && !strings.Contains(n, ".") {
+				options = append(options, n)
+			} else if !nested && !ok {
+				options = append(options, kk)
+			}
+		}
+		slices.Sort(options)
+		if nested && len(options) == 0 {
+			var sections []string
+			for kk := range known {
+				if s, _, ok := strings.Cut(kk, "."); ok && !slices.Contains(sections, s) {
+					sections = append(sections, s)
+				}
+			}
+			slices.Sort(sections)
+			return usagef("config %s: unknown key %s: no section %s (sections: %s)%s", path, k, section, strings.Join(sections, ", "), suggest.Hint(section, sections))
+		}
+		if !nested {
+			name = k
+		}
+		return usagef("config %s: unknown key %s (known there: %s)%s", path, k, strings.Join(options, ", "), suggest.Hint(name, options))
+	}
+	return nil
+}
+
+// setting names where a command's setting (its flag name) came from, for
+// an error about its value: the flag when given, else its MIRAGE_*
+// variable when set, else its config file key when the file sets it,
+// else the flag.
+func settingName(cmd *cobra.Command, flag string) string {
+	if f := cmd.Flags().Lookup(flag); f != nil && f.Changed {
+		return "--" + flag
+	}
+	section := cmd.Annotations[configSection]
+	if section == "" {
+		return "--" + flag
+	}
+	key := section + "." + strings.ReplaceAll(flag, "-", "_")
+	env := "MIRAGE_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(key))
+	if _, ok := os.LookupEnv(env); ok {
+		return env
+	}
+	if cf := cmd.Root().PersistentFlags().Lookup("config"); cf != nil && cf.Value.String() != "" {
+		if keys, err := configFileKeys(cf.Value.String()); err == nil && slices.Contains(keys, key) {
+			return key + " (config " + cf.Value.String() + ")"
+		}
+	}
+	return "--" + flag
 }

@@ -32,23 +32,65 @@ const (
 	exitInterrupted = 130 // SIGINT or SIGTERM
 )
 
-const exitCodesHelp = `Exit status:
-  0    success
-  1    failure (I/O or internal error)
-  2    bad input data: a bad row with --strict (the message names file:line: field),
-       an unknown or fixed-width format, an empty or header-only input, truncated
-       compressed input; a trace that is not a readable Parquet file (damaged,
-       or not written by mirage ingest); a samples table whose features differ from the model's
-       (the message names them), a model directory failing its seal (the
-       manifest or a file changed, or written before seals: train it again),
-       of a kind the command does not take (the message names the commands
-       that do), not fitting its manifest, or scoring NaN or infinity
-  3    bad usage: unknown command or flag, bad flag value, unreadable config file,
-       a bad study or simulator profile (the message names the field), an
-       output path that cannot be written (checked before any work: its
-       directory must exist and accept files; a missing parent directory is
-       refused, never created)
-  130  interrupted (SIGINT, SIGTERM)`
+// exitStatus is one exit status and what it means: the table the root
+// help, mirage help exit-codes and the README's "Exit status" table
+// (checked by TestREADME_ExitTable) are all written from.
+type exitStatus struct {
+	Code    int
+	Meaning string
+}
+
+// exitStatuses are mirage's exit statuses; exitCode maps errors to them.
+var exitStatuses = []exitStatus{
+	{exitOK, "success"},
+	{exitFailure, "failure (I/O or internal error)"},
+	{exitBadInput, "bad input data: a bad row with --strict (the message names file:line: field), " +
+		"an unknown or fixed-width format, an empty or header-only input, truncated compressed input; " +
+		"a trace that is not a readable Parquet file (damaged, or not written by mirage ingest: the message says to run it); " +
+		"a trace that does not fit the study (its jobs wider than the cluster, no job in the chains' partition, no submit times, dates relative to 1970); " +
+		"a samples table whose features differ from the model's (the message names them), " +
+		"a model directory failing its seal (the manifest or a file changed, or written before seals: train it again), " +
+		"of a kind the command does not take (the message names the commands that do), not fitting its manifest, or scoring NaN or infinity"},
+	{exitUsage, "bad usage: unknown command, subcommand or flag (with a did-you-mean), bad flag value, " +
+		"unreadable config file or an unknown key in it, a bad study or simulator profile (the message names the key and line), " +
+		"an output path that cannot be written (checked before any work: its directory must exist and accept files; " +
+		"a missing parent directory is refused, never created)"},
+	{exitInterrupted, "interrupted (SIGINT, SIGTERM)"},
+}
+
+// exitCodesHelp is exitStatuses as the help text shows them.
+var exitCodesHelp = formatExitHelp()
+
+func formatExitHelp() string {
+	var b strings.Builder
+	b.WriteString("Exit status:")
+	for _, e := range exitStatuses {
+		fmt.Fprintf(&b, "\n  %-4d ", e.Code)
+		col := 7
+		for i, w := range strings.Fields(e.Meaning) {
+			if i > 0 && col+1+len(w) > 88 {
+				b.WriteString("\n       ")
+				col = 7
+			} else if i > 0 {
+				b.WriteByte(' ')
+				col++
+			}
+			b.WriteString(w)
+			col += len(w)
+		}
+	}
+	return b.String()
+}
+
+// exitTableMarkdown is exitStatuses as the README's Markdown table.
+func exitTableMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| Status | Meaning |\n|---|---|\n")
+	for _, e := range exitStatuses {
+		fmt.Fprintf(&b, "| %d | %s |\n", e.Code, e.Meaning)
+	}
+	return b.String()
+}
 
 // usageError marks errors caused by the command line or configuration.
 type usageError struct{ err error }
@@ -66,13 +108,16 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
+	case errors.Is(err, pipelines.ErrTraceFit):
+		// before ErrStudy, which it also wraps: the trace's data, not the study's text
+		return exitBadInput
 	case errors.As(err, &ue), errors.Is(err, sim.ErrProfile), errors.Is(err, sim.ErrOverride), errors.Is(err, evaluate.ErrPolicy), errors.Is(err, features.ErrOptions),
 		errors.Is(err, analyze.ErrOptions), errors.Is(err, jobruntime.ErrOptions), errors.Is(err, pipelines.ErrStudy),
 		errors.Is(err, ingest.ErrOutputIsInput), errors.Is(err, ingest.ErrBadOption),
 		errors.Is(err, reports.ErrNoEvaluation), errors.Is(err, reports.ErrNoDQNCurve), errors.Is(err, reports.ErrOutDir),
-		errors.Is(err, evaluate.ErrModelDir), errors.Is(err, atomicdir.ErrForeign):
+		errors.Is(err, evaluate.ErrModelDir), errors.Is(err, atomicdir.ErrForeign), errors.Is(err, train.ErrFolds):
 		return exitUsage
-	case ingest.IsInputError(err), errors.Is(err, trace.ErrSchemaVersion), errors.Is(err, trace.ErrBadState), errors.Is(err, trace.ErrDamaged),
+	case ingest.IsInputError(err), errors.Is(err, trace.ErrSchemaVersion), errors.Is(err, trace.ErrBadState), errors.Is(err, trace.ErrDamaged), errors.Is(err, trace.ErrNotParquet),
 		errors.Is(err, train.ErrFeatures), errors.Is(err, train.ErrDigest), errors.Is(err, train.ErrSamples),
 		errors.Is(err, train.ErrBadModel), errors.Is(err, sim.ErrUnfit):
 		return exitBadInput
@@ -126,6 +171,9 @@ func jsonRequested(args []string, getenv func(string) string) bool {
 // status; errors are printed to g.stderr.
 func execute(ctx context.Context, g *globalOptions, args []string) int {
 	g.jsonArgs = jsonRequested(args, os.Getenv)
+	if _, ok := g.stderr.(*liveWriter); !ok {
+		g.stderr = &liveWriter{w: g.stderr}
+	}
 	cmd := newRootCommand(g)
 	cmd.SetArgs(args)
 	return reportError(g, cmd.ExecuteContext(ctx))

@@ -62,22 +62,27 @@ func addProgressFlag(f *pflag.FlagSet) {
 }
 
 // progressBar shows a long stage's status on stderr: on a terminal one
-// self-overwriting line, redrawn at each set; elsewhere the latest
-// status, with the time elapsed, as a plain line every interval. It is
-// safe for concurrent use.
+// self-overwriting line, redrawn at each set and every second, with the
+// time elapsed and, once something is counted, the time left (ETA);
+// elsewhere the same status as a plain line every interval. A log line
+// written through a liveWriter clears the drawn line first and redraws
+// it after, so the two never share a line. It is safe for concurrent
+// use.
 type progressBar struct {
 	w        io.Writer
-	on       bool // anything is shown
-	term     bool // w is a terminal
+	live     *liveWriter // the stderr wrapper the bar registered with, or nil
+	on       bool        // anything is shown
+	term     bool        // w is a terminal
 	interval time.Duration
 
-	mu     sync.Mutex
-	line   string
-	drawn  bool
-	began  time.Time
-	stop   chan struct{}
-	done   chan struct{}
-	closed bool
+	mu          sync.Mutex
+	line        string
+	done, total int // what line counts, for the ETA (total 0: nothing)
+	drawn       bool
+	began       time.Time
+	stop        chan struct{}
+	stopped     chan struct{}
+	closed      bool
 }
 
 // newProgressBar returns the progress display of mode (parseProgress's
@@ -92,24 +97,35 @@ func newProgressBar(w io.Writer, mode string, jsonOut bool) *progressBar {
 func newProgressBarEvery(w io.Writer, mode string, jsonOut bool, interval time.Duration) *progressBar {
 	m, _ := parseProgress(mode)
 	p := &progressBar{w: w, interval: interval, began: time.Now()}
-	if f, ok := w.(*os.File); ok {
+	if lw, ok := w.(*liveWriter); ok {
+		p.w, p.live = lw.w, lw
+	}
+	if f, ok := p.w.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			p.term = true
 		}
 	}
 	p.on = m == progressAlways || m == progressAuto && !jsonOut
-	if p.on && !p.term {
+	if p.on {
+		if p.term && p.live != nil {
+			p.live.attach(p)
+		}
 		p.start()
 	}
 	return p
 }
 
-// start prints the latest status every interval until finish.
+// start prints the latest status every interval (on a terminal: redraws
+// it every second) until finish.
 func (p *progressBar) start() {
-	p.stop, p.done = make(chan struct{}), make(chan struct{})
+	p.stop, p.stopped = make(chan struct{}), make(chan struct{})
+	every := p.interval
+	if p.term {
+		every = time.Second
+	}
 	go func() {
-		defer close(p.done)
-		t := time.NewTicker(p.interval)
+		defer close(p.stopped)
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {
@@ -117,8 +133,12 @@ func (p *progressBar) start() {
 				return
 			case <-t.C:
 				p.mu.Lock()
-				if p.line != "" && !p.closed {
-					fmt.Fprintf(p.w, "%s (%s elapsed)\n", p.line, time.Since(p.began).Round(time.Second))
+				switch {
+				case p.closed || p.line == "":
+				case p.term:
+					p.drawLocked()
+				default:
+					fmt.Fprintln(p.w, p.renderLocked())
 				}
 				p.mu.Unlock()
 			}
@@ -126,18 +146,53 @@ func (p *progressBar) start() {
 	}()
 }
 
-// set makes the status the formatted line (without a newline).
+// renderLocked is the status with the time elapsed and, when it counts
+// something, the time left at the rate so far: "features 20/300 windows
+// (1m5s elapsed, ETA 15m10s)".
+func (p *progressBar) renderLocked() string {
+	el := time.Since(p.began)
+	s := p.line + " (" + el.Round(time.Second).String() + " elapsed"
+	if p.total > 0 && p.done > 0 && p.done < p.total {
+		eta := time.Duration(float64(el) * float64(p.total-p.done) / float64(p.done))
+		s += ", ETA " + eta.Round(time.Second).String()
+	}
+	return s + ")"
+}
+
+// drawLocked draws the status over the terminal's current line.
+func (p *progressBar) drawLocked() {
+	fmt.Fprintf(p.w, "\r\033[K%s", p.renderLocked())
+	p.drawn = true
+}
+
+// clearLocked erases a drawn line, leaving the cursor at its start.
+func (p *progressBar) clearLocked() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.drawn = false
+	}
+}
+
+// set makes the status the formatted line (without a newline), counting
+// nothing.
 func (p *progressBar) set(format string, args ...any) {
+	p.setCount(0, 0, format, args...)
+}
+
+// setCount is set for a status that counts done of total (for the ETA).
+func (p *progressBar) setCount(done, total int, format string, args ...any) {
 	if !p.on {
 		return
 	}
 	line := fmt.Sprintf(format, args...)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.line = line
+	if p.closed {
+		return
+	}
+	p.line, p.done, p.total = line, done, total
 	if p.term {
-		fmt.Fprintf(p.w, "\r\033[K%s", line)
-		p.drawn = true
+		p.drawLocked()
 	}
 }
 
@@ -160,7 +215,7 @@ func (p *progressBar) windows(what string) func(done, total int) {
 		return nil
 	}
 	p.set("%s: first window running", what)
-	return func(done, total int) { p.set("%s %d/%d windows", what, done, total) }
+	return func(done, total int) { p.setCount(done, total, "%s %d/%d windows", what, done, total) }
 }
 
 // finish stops the display and clears a drawn line; it may be called
@@ -172,12 +227,55 @@ func (p *progressBar) finish() {
 		return
 	}
 	p.closed = true
-	if p.drawn {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
+	p.clearLocked()
 	p.mu.Unlock()
+	if p.live != nil {
+		p.live.detach(p)
+	}
 	if p.stop != nil {
 		close(p.stop)
-		<-p.done
+		<-p.stopped
 	}
+}
+
+// liveWriter is stderr as the logger and the progress bars share it:
+// while a bar draws on a terminal, each write clears the bar's line,
+// writes, and draws the line again below, so that a log line is never
+// glued to the status ("features 20/20 windowstime=...").
+type liveWriter struct {
+	w   io.Writer
+	mu  sync.Mutex
+	bar *progressBar
+}
+
+func (lw *liveWriter) attach(p *progressBar) {
+	lw.mu.Lock()
+	lw.bar = p
+	lw.mu.Unlock()
+}
+
+func (lw *liveWriter) detach(p *progressBar) {
+	lw.mu.Lock()
+	if lw.bar == p {
+		lw.bar = nil
+	}
+	lw.mu.Unlock()
+}
+
+func (lw *liveWriter) Write(b []byte) (int, error) {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	p := lw.bar
+	if p == nil {
+		return lw.w.Write(b)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	redraw := p.drawn
+	p.clearLocked()
+	n, err := lw.w.Write(b)
+	if redraw && !p.closed && len(b) > 0 && b[len(b)-1] == '\n' {
+		p.drawLocked()
+	}
+	return n, err
 }
