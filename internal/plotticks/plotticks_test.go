@@ -5,7 +5,9 @@ import (
 	"testing"
 )
 
-func labels(lo, hi float64, f func(lo, hi float64) []string) string { return strings.Join(f(lo, hi), " ") }
+func labels(lo, hi float64, f func(lo, hi float64) []string) string {
+	return strings.Join(f(lo, hi), " ")
+}
 
 func TestTidy(t *testing.T) {
 	get := func(lo, hi float64) []string {
