@@ -153,7 +153,7 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 	start := fo.Start + int64(w)*fo.IntervalSec
 	rows := make([]Row, len(policies))
 	for i, pol := range policies {
-		l := o.labels[o.chosen[i]]
+		l := o.label(i)
 		rows[i] = Row{Policy: pol.Name(), ChainNodes: nodes, Window: w, WindowStart: start,
 			PSubmit: o.p.Submit, PStart: o.pStart, PEnd: o.pEnd,
 			Submit: o.grid[o.chosen[i]], QStart: l.qStart, RSec: l.rSec, ReactiveRSec: o.labels[len(o.grid)-1].rSec}
@@ -171,6 +171,18 @@ type chainOutcome struct {
 	grid         []int64
 	chosen       []int
 	labels       []label
+	// held are the labels of the policies whose Q is held until P ends
+	// (HeldQ), by policy index; nil when there are none.
+	held map[int]label
+}
+
+// label returns policy i's label: its held Q's, or its chosen grid
+// time's.
+func (o *chainOutcome) label(i int) label {
+	if l, ok := o.held[i]; ok {
+		return l
+	}
+	return o.labels[o.chosen[i]]
 }
 
 // decideChain replays policies on timeline tl (at P's submission): each
@@ -208,17 +220,12 @@ func decideChain(ctx context.Context, tl *features.Timeline, policies []Policy, 
 	}
 	last := len(grid) - 1
 	local := map[*RunTimes]*RunTimes{} // run-time predictions by window job ID
+	var held map[int]label
 	for k, t := range grid {
 		if err := tl.Advance(ctx, t); err != nil {
 			return chainOutcome{}, err
 		}
-		mean, _ := tl.RecentMeanWaitSec()
-		st, started := s.Started(pid)
-		q := tl.Q()
-		q.Submit = t
-		dc := &DecisionContext{Now: t, Sim: s, P: p, PID: pid, Q: q, PStarted: started, PStart: st,
-			RecentMeanWaitSec: mean, WindowStart: tl.Start(), JobIndex: tl.JobIndex(), local: local,
-			compute: func(dst []float64) error { return tl.Features(ctx, dst) }}
+		dc := decisionContext(ctx, tl, t, local)
 		for i, pol := range policies {
 			c, causal := pol.(Causal)
 			if chosen[i] >= 0 || !causal {
@@ -232,11 +239,21 @@ func decideChain(ctx context.Context, tl *features.Timeline, policies []Policy, 
 			}
 			if ok {
 				chosen[i] = k
+				if isHeld(pol) {
+					l, err := heldOutcome(ctx, tl, t, pEnd)
+					if err != nil {
+						return chainOutcome{}, fmt.Errorf("policy %s at %d: %w", pol.Name(), t, err)
+					}
+					if held == nil {
+						held = map[int]label{}
+					}
+					held[i] = l
+				}
 			}
 		}
 		need := len(hindsight) > 0 || k == last
 		for i := range policies {
-			need = need || chosen[i] == k
+			need = need || chosen[i] == k && !isHeld(policies[i])
 		}
 		if need {
 			if err := labelAt(k); err != nil {
@@ -247,7 +264,7 @@ func decideChain(ctx context.Context, tl *features.Timeline, policies []Policy, 
 	for _, i := range hindsight {
 		chosen[i] = policies[i].(Hindsight).Choose(labelRs(labels), lambda)
 	}
-	return chainOutcome{p: p, pStart: pStart, pEnd: pEnd, grid: grid, chosen: chosen, labels: labels}, nil
+	return chainOutcome{p: p, pStart: pStart, pEnd: pEnd, grid: grid, chosen: chosen, labels: labels, held: held}, nil
 }
 
 func labelRs(ls []label) []int64 {

@@ -100,6 +100,9 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.
 	f.Bool("sweep", false, "also replay each forest/xgboost model and forecast at a fixed sweep of its rule parameter (θ, τ or margin; evaluate.SweepParams) beside its training-chosen operating point, and oracle-cost at a sweep of λ (evaluate.SweepLambdas: the hindsight frontier)")
 	f.Float64("lambda", evaluate.DefaultLambda, "λ: hours of interruption an hour of overlap costs (cost = interruption + λ·overlap)")
 	f.Int("workers", 0, "windows replayed at once (0 = GOMAXPROCS); the output does not depend on it")
+	f.String("lifetime", "", "also replay each policy as a service of this length (e.g. 30d, 720h) from each window: P1, then each successor the policy submits, until a link's expected end covers it (DIR/lifetimes.csv, metrics.json's lifetime); empty: off")
+	f.String("handover", d.Handover, "with --lifetime: when a successor starts, its predecessor ends this long after (a duration), or off: it runs to its end")
+	f.Int("lifetime-every", d.LifetimeEvery, "with --lifetime: replay a lifetime from every N-th window only")
 	f.Bool("real-chains", false, "also replay the trace's own service chains (DIR/chains.csv, metrics.json's real_chains)")
 	f.String("real-chains-from", "", "with --real-chains: first head submission, YYYY-MM-DD[THH:MM:SS] in the protocol's zone (empty = the first window's start)")
 	f.String("real-chains-to", "", "with --real-chains: end of the head submissions (excluded), as --real-chains-from (empty = the last window's end)")
@@ -176,6 +179,10 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
+	life, err := lifetimeOptions(c)
+	if err != nil {
+		return err
+	}
 	bar := newProgressBar(g.stderr, c.Progress, g.cfg.JSON)
 	began := time.Now()
 	res, err := evaluate.Run(cmd.Context(), evaluate.In{Trace: c.Trace, Protocol: p}, evaluate.RunOptions{
@@ -184,7 +191,7 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 		Lambda: lambda, DecisionSec: int64(c.Decision / time.Second), Workers: c.Workers,
 		Logger: g.log(), Progress: bar.windows("evaluate"),
 		AllowSkip: c.AllowSkip, FitFlag: partitionFlag(c.Study, "--partition-nodes"), Output: c.Output,
-		RealChains: chains,
+		RealChains: chains, Lifetime: life,
 	})
 	bar.finish()
 	if err != nil {
@@ -204,6 +211,10 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	}
 	fmt.Fprintf(g.stdout, "%s: %d windows in %.1f s; cost = interruption + %g·overlap (h)\n", p.Name, m.Windows, sum.WallSec, m.Lambda)
 	printEvaluateTables(g.stdout, res.Policies, m)
+	if m.Lifetime != nil {
+		printLifetimes(g.stdout, res.Policies, m.Lifetime)
+		fmt.Fprintf(g.stdout, "wrote %s\n", filepath.Join(c.Output, evaluate.LifetimesCSV))
+	}
 	if m.RealChains != nil {
 		printRealChains(g.stdout, m.RealChains)
 		fmt.Fprintf(g.stdout, "wrote %s, %s and %s\n", filepath.Join(c.Output, "metrics.json"), filepath.Join(c.Output, "windows.csv"),

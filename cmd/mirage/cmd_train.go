@@ -65,7 +65,7 @@ DIR/calibration.png.
 	}
 	f := cmd.Flags()
 	d := defaultConfig().Train
-	f.String("model", d.Model, "model: forest, xgboost, dqn, runtime (job run times), forecast (tau of the Monte Carlo forecast and margin of the runtime estimate, on training windows, with --runtime-model), estimate (no model: choose the margin of the scheduler's own start estimate) or estimate-rt (the same, with predicted run times in place of limits)")
+	f.String("model", d.Model, "model: forest, xgboost, dqn, runtime (job run times), forecast (tau of the Monte Carlo forecast and margin of the runtime estimate, on training windows, with --runtime-model), estimate (no model: choose the margin of the scheduler's own start estimate), estimate-rt (the same, with predicted run times in place of limits) or fixed-lead (no model: choose the lead before P's expected end of the fixed-lead baseline)")
 	f.String("target", d.Target, "forest/xgboost: what to predict: r (Q.start - P.end, hours), interrupt (P(r > 0), binary:logistic, calibrated), cliff (P(r > 0 at the next decision): does waiting one more step cross the cliff), deadline (hours to the last safe decision) or wait (Q's wait, hours)")
 	f.Duration("overlap-budget", d.OverlapBudget, "operating point: the most mean overlap per window; the rule's parameter (theta, tau or margin) is chosen per chain size by time-blocked CV on the training windows")
 	f.Bool("budget-every-block", false, "operating point: the overlap budget must hold in each of the --cv time blocks of the training period, not only on average (robust to drift between months); the same as --budget-rule every-block")
@@ -213,7 +213,7 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	if c.Model == train.KindEstimate || c.Model == string(train.TargetEstimateRT) {
+	if c.Model == train.KindEstimate || c.Model == string(train.TargetEstimateRT) || c.Model == string(train.TargetFixedLead) {
 		m, err := train.FitSamples(cmd.Context(), c.Samples, c.Output, train.Options{Target: train.Target(c.Model), OverlapBudgetH: budgetH, K: c.CV,
 			BudgetEveryBlock: c.BudgetEveryBlock, BudgetRule: rule, Version: version})
 		if err != nil {

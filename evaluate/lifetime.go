@@ -1,0 +1,356 @@
+package evaluate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"slices"
+
+	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/internal/workpool"
+	"github.com/mirage-hpc/mirage/sim"
+)
+
+// HandoverOff is LifetimeOptions.HandoverSec for no handover: each link
+// runs to its end whatever its successor does (the paper's accounting).
+const HandoverOff int64 = -1
+
+// DefaultHandoverSec is the default handover time, seconds.
+const DefaultHandoverSec int64 = 600
+
+// LifetimeOptions controls the lifetime replay (Lifetimes,
+// RunOptions.Lifetime): a service of LengthSec run as a chain of links
+// from each window.
+type LifetimeOptions struct {
+	// LengthSec is the service's lifetime, seconds (> 0): from P₁'s start
+	// on, links are provisioned until one's expected end covers it.
+	LengthSec int64
+	// HandoverSec is the handover: when a link's successor starts, the
+	// link ends HandoverSec later (if it would end later); HandoverOff:
+	// it runs to its end. 0 ends it when the successor starts.
+	HandoverSec int64
+	// Every replays a lifetime from every Every-th window (0 and 1: every
+	// window).
+	Every int
+	// Seed and Resamples drive the bootstrap intervals of the metrics; 0
+	// means 1 and 2000.
+	Seed      uint64
+	Resamples int
+}
+
+// LifetimeLink is one link of a replayed lifetime: its submission, start
+// and end in the simulation (Unix seconds).
+type LifetimeLink struct {
+	Submit, Start, End int64
+}
+
+// LifetimeRow is one policy's lifetime from one window of one chain size.
+type LifetimeRow struct {
+	Policy      string
+	ChainNodes  int
+	Window      int
+	WindowStart int64
+	// From and To bound the lifetime: P₁'s start and From + LengthSec.
+	From, To int64
+	// Links are the links that started before To, in order.
+	Links []LifetimeLink
+	// UpSec is the time in [From, To) some link ran; Interruptions counts
+	// the times the service went down in it (a link started after every
+	// earlier one had ended).
+	UpSec         int64
+	Interruptions int
+	// NodeSec are the node-seconds the links were charged in [From, To).
+	NodeSec int64
+	// BeyondTraceSec is the part of [From, To) after the trace's last
+	// submission, where the queue only drains.
+	BeyondTraceSec int64
+}
+
+// DowntimeSec is the lifetime's time without a running link.
+func (r *LifetimeRow) DowntimeSec() int64 { return r.To - r.From - r.UpSec }
+
+// Lifetimes replays policies as services of opts.LengthSec from every
+// opts.Every-th window of every chain size of o.Features: P₁ submitted
+// as Replay's P, then each successor submitted on the same timeline when
+// the policy decides (a Causal policy at the link's decision grid
+// times, with the features of the timeline that holds the service's
+// earlier links; a Hindsight one per link, from the outcomes of every
+// grid time of that link: the oracle of one link at a time; a HeldQ
+// policy's successor held until its predecessor ends), each link with
+// the chain's limit and run time, until a link's expected end covers
+// From + LengthSec. With a handover, a link ends HandoverSec after its
+// successor starts. Each policy has its own timeline. Rows are ordered by
+// chain size, window, then policy. jobs are the simulator's jobs.
+func Lifetimes(ctx context.Context, jobs []sim.Job, policies []Policy, o Options, lo LifetimeOptions) ([]LifetimeRow, error) {
+	if lo.LengthSec <= 0 {
+		return nil, fmt.Errorf("%w: lifetime %d s: want > 0", features.ErrOptions, lo.LengthSec)
+	}
+	if lo.HandoverSec < HandoverOff {
+		return nil, fmt.Errorf("%w: handover %d s", features.ErrOptions, lo.HandoverSec)
+	}
+	every := max(lo.Every, 1)
+	fo := o.Features
+	fo.Probes = max(fo.Probes, 1)
+	if err := features.Normalise(&fo); err != nil {
+		return nil, err
+	}
+	// The window holds every arrival the lifetime can meet.
+	fo.WorkloadSec = max(fo.WorkloadSec, fo.WarmupSec+lo.LengthSec+4*fo.ChainLimitSec)
+	step := o.DecisionSec
+	if step == 0 {
+		step = 600
+	}
+	if step < 0 {
+		return nil, fmt.Errorf("%w: decision interval %d s", features.ErrOptions, step)
+	}
+	var lastSubmit int64 = math.MinInt64
+	for i := range jobs {
+		lastSubmit = max(lastSubmit, jobs[i].Submit)
+	}
+	user := features.ChainUser(jobs)
+	var windows []int
+	for w := 0; w < fo.Windows; w += every {
+		windows = append(windows, w)
+	}
+	units := len(fo.ChainNodes) * len(windows)
+	out := make([][]LifetimeRow, units)
+	workers := max(o.Workers, 1)
+	errs := workpool.Run(ctx, workers, units, func(ctx context.Context, u int) error {
+		w, nodes := windows[u%len(windows)], fo.ChainNodes[u/len(windows)]
+		rows := make([]LifetimeRow, len(policies))
+		for i, pol := range policies {
+			r, err := safeLifetime(ctx, jobs, &fo, pol, step, o.Lambda, lo, w, nodes, user)
+			if err != nil {
+				return fmt.Errorf("lifetime from window %d (chain of %d nodes), policy %s: %w", w, nodes, pol.Name(), err)
+			}
+			r.BeyondTraceSec = max(0, r.To-max(r.From, lastSubmit))
+			rows[i] = r
+		}
+		out[u] = rows
+		return nil
+	}, o.Progress)
+	if err := firstError(errs); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var rows []LifetimeRow
+	for _, rs := range out {
+		rows = append(rows, rs...)
+	}
+	return rows, nil
+}
+
+func safeLifetime(ctx context.Context, jobs []sim.Job, fo *features.Options, pol Policy, step int64, lambda float64, lo LifetimeOptions, w, nodes int, user int32) (row LifetimeRow, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return replayLifetime(ctx, jobs, fo, pol, step, lambda, lo, w, nodes, user)
+}
+
+// lifeLink is a link being replayed: its job and its pre-simulated
+// start.
+type lifeLink struct {
+	id     sim.JobID
+	submit int64
+	start  int64
+}
+
+// replayLifetime replays one policy's lifetime from window w.
+func replayLifetime(ctx context.Context, jobs []sim.Job, fo *features.Options, pol Policy, step int64, lambda float64, lo LifetimeOptions, w, nodes int, user int32) (LifetimeRow, error) {
+	tl, err := features.NewTimeline(ctx, jobs, fo, w, nodes, user)
+	if err != nil {
+		return LifetimeRow{}, err
+	}
+	s := tl.Sim()
+	row := LifetimeRow{Policy: pol.Name(), ChainNodes: nodes, Window: w, WindowStart: fo.Start + int64(w)*fo.IntervalSec}
+	var links []lifeLink
+	local := map[*RunTimes]*RunTimes{}
+	for k := 0; ; k++ {
+		p, pid := tl.P(), tl.PID()
+		pre := s.Clone(nil)
+		pStart, err := pre.RunUntilStarted(ctx, pid)
+		if err != nil {
+			return LifetimeRow{}, fmt.Errorf("link %d: %w", k, err)
+		}
+		if k == 0 {
+			row.From, row.To = pStart, pStart+lo.LengthSec
+		}
+		links = append(links, lifeLink{id: pid, submit: p.Submit, start: pStart})
+		h := handover{on: lo.HandoverSec != HandoverOff && k > 0, sec: max(lo.HandoverSec, 0), succStart: pStart}
+		if h.on {
+			h.prev = links[k-1].id
+			if err := h.apply(s); err != nil {
+				return LifetimeRow{}, fmt.Errorf("link %d: %w", k, err)
+			}
+		}
+		pEnd := pStart + p.RunSec
+		if pEnd >= row.To {
+			break
+		}
+		grid := Grid(p.Submit, pStart, pEnd, step)
+		var at int64
+		if hs, ok := pol.(Hindsight); ok {
+			if at, err = chooseLink(ctx, s, tl, grid, pEnd, hs, lambda); err != nil {
+				return LifetimeRow{}, fmt.Errorf("link %d: %w", k, err)
+			}
+		}
+		c, _ := pol.(Causal)
+		for gi, t := range grid {
+			if c == nil && t < at {
+				continue
+			}
+			if err := tl.Advance(ctx, t); err != nil {
+				return LifetimeRow{}, err
+			}
+			if err := h.apply(s); err != nil {
+				return LifetimeRow{}, fmt.Errorf("link %d: %w", k, err)
+			}
+			ok := gi == len(grid)-1 || c == nil
+			if !ok {
+				if ok, err = c.Decide(decisionContext(ctx, tl, t, local)); err != nil {
+					return LifetimeRow{}, fmt.Errorf("link %d at %d: %w", k, t, err)
+				}
+			}
+			if ok {
+				break
+			}
+		}
+		q := tl.Q()
+		if isHeld(pol) {
+			q.After = pid
+		}
+		if _, err := tl.SubmitSuccessor(q); err != nil {
+			return LifetimeRow{}, fmt.Errorf("link %d: %w", k+1, err)
+		}
+	}
+	final := s.Clone(nil) // with every handover applied
+	if err := final.RunUntil(ctx, row.To); err != nil {
+		return LifetimeRow{}, err
+	}
+	account(&row, final, links, int64(nodes))
+	return row, nil
+}
+
+// handover ends link prev HandoverSec after its successor's
+// (pre-simulated) start, once prev is running on the main timeline.
+type handover struct {
+	on        bool
+	prev      sim.JobID
+	sec       int64
+	succStart int64
+	done      bool
+}
+
+func (h *handover) apply(s *sim.Sim) error {
+	if !h.on || h.done {
+		return nil
+	}
+	if _, ended := s.Ended(h.prev); ended {
+		h.done = true // it ended before its successor started
+		return nil
+	}
+	if _, started := s.Started(h.prev); !started {
+		return nil // the successor was submitted before prev started
+	}
+	h.done = true
+	_, err := s.EndBy(h.prev, h.succStart+h.sec)
+	return err
+}
+
+// chooseLink labels every grid time of the current link on a copy of
+// the main timeline (Q submitted there in a fork) and returns the time
+// hs chooses from the outcomes.
+func chooseLink(ctx context.Context, s *sim.Sim, tl *features.Timeline, grid []int64, pEnd int64, hs Hindsight, lambda float64) (int64, error) {
+	c := s.Clone(nil)
+	pid, p := tl.PID(), tl.P()
+	rs := make([]int64, len(grid))
+	for k, t := range grid {
+		if err := c.RunBefore(ctx, t); err != nil {
+			return 0, err
+		}
+		f := c.Clone(nil)
+		q := tl.Q()
+		q.Submit = t
+		qid, err := f.Submit(q)
+		if err != nil {
+			return 0, err
+		}
+		qStart, err := f.RunUntilStarted(ctx, qid)
+		if err != nil {
+			return 0, fmt.Errorf("Q submitted at %d: %w", t, err)
+		}
+		end := pEnd
+		if st, ok := f.Started(pid); ok {
+			end = st + p.RunSec
+		}
+		rs[k] = qStart - end
+	}
+	i := hs.Choose(rs, lambda)
+	if i < 0 || i >= len(grid) {
+		return 0, errors.New("hindsight policy chose no grid time")
+	}
+	return grid[i], nil
+}
+
+// decisionContext is what a policy knows at t on tl (where Advance left
+// it).
+func decisionContext(ctx context.Context, tl *features.Timeline, t int64, local map[*RunTimes]*RunTimes) *DecisionContext {
+	s, pid, p := tl.Sim(), tl.PID(), tl.P()
+	mean, _ := tl.RecentMeanWaitSec()
+	st, started := s.Started(pid)
+	q := tl.Q()
+	q.Submit = t
+	return &DecisionContext{Now: t, Sim: s, P: p, PID: pid, Q: q, PStarted: started, PStart: st,
+		RecentMeanWaitSec: mean, WindowStart: tl.Start(), JobIndex: tl.JobIndex(), local: local,
+		compute: func(dst []float64) error { return tl.Features(ctx, dst) }}
+}
+
+// account fills row's links and totals from f, a simulation of the
+// lifetime run to row.To.
+func account(row *LifetimeRow, f *sim.Sim, links []lifeLink, nodes int64) {
+	type span struct{ start, end int64 }
+	var spans []span
+	for _, l := range links {
+		st, ok := f.Started(l.id)
+		if !ok || st >= row.To {
+			continue
+		}
+		end, ended := f.Ended(l.id)
+		if !ended {
+			end = st + f.Job(l.id).RunSec // still running at To
+		}
+		row.Links = append(row.Links, LifetimeLink{Submit: l.submit, Start: st, End: end})
+		spans = append(spans, span{st, end})
+	}
+	slices.SortStableFunc(spans, func(a, b span) int { return int(sign(a.start - b.start)) })
+	cover := row.From // the service is up until cover
+	for i, sp := range spans {
+		a, b := max(sp.start, row.From), min(sp.end, row.To)
+		if b > a {
+			row.NodeSec += nodes * (b - a)
+		}
+		if i > 0 && sp.start > cover {
+			row.Interruptions++
+		}
+		if b > max(a, cover) {
+			row.UpSec += b - max(a, cover)
+		}
+		cover = max(cover, b)
+	}
+}
+
+func sign(x int64) int64 {
+	switch {
+	case x < 0:
+		return -1
+	case x > 0:
+		return 1
+	}
+	return 0
+}
