@@ -39,13 +39,28 @@ totals: the real interruption of the replayed links beside the simulated
 reactive one and each policy's (hours), and the links skipped, by reason. At
 most --real-chains-max-links links (the first by head submission).
 
+With --lifetime 30d it also replays each policy as a service of that length from
+each window (every --lifetime-every-th): P1, then each successor the policy submits
+at its own decision times on the timeline holding the service's earlier links, each
+link with the chain's limit, until a link's expected end covers the lifetime. With
+--handover D (default 10m) a link ends D after its successor starts; --handover off
+lets it run to its end (the paper's accounting). DIR/lifetimes.csv gets one row per
+policy, chain size and window, metrics.json's lifetime per policy and chain size:
+availability, downtime per 30 days (mean, p95), interruptions and links per 30
+days and node-hours per service hour, with 95% bootstrap intervals; the oracle
+decides per link. Without --lifetime the outputs are as before.
+
 Each window's cost is interruption + λ·overlap in hours (--lambda, recorded
 as metrics.json's lambda). Metrics are per chain size (by_chain_nodes, with
 by_load inside; the pooled summary only under "pooled"); the frontier gives
 each policy family's best interruption reduction within a mean overlap of
 0.5, 1 and 2 h.
 
-Policies: reactive, immediate, avg, slurm-estimate (--margins 0,15m,1h sweeps
+Policies: reactive, immediate, avg, dependency (Q submitted when P starts, held
+until P ends: sbatch --dependency=afterany:$SLURM_JOB_ID), fixed-lead@lead=HOURS
+(submit that long before P's expected end: sbatch --dependency=after:P+N, N the
+limit minus the lead; fixed-lead alone: 1 h), fixed-lead:DIR (the lead chosen by
+train --model fixed-lead), slurm-estimate (--margins 0,15m,1h sweeps
 its margin: slurm-estimate@margin=HOURS), slurm-estimate-rt (the same estimate
 planned with predicted run times in place of limits: each job's user's recent
 run-time-to-limit ratio times its limit; --margins sweeps it too),

@@ -36,7 +36,9 @@ uses it). --model estimate learns nothing but that parameter for the scheduler's
 start estimate (squeue --start): DIR/manifest.json only, the policy slurm-estimate:DIR;
 --model estimate-rt does the same for that estimate with predicted run times (each
 job's user's recent run-time-to-limit ratio times its limit, sim.PredictRunTimes) in
-place of time limits.
+place of time limits. --model fixed-lead chooses the lead of the fixed-lead baseline
+(submit when P's remaining time to its expected end is at most the lead; sbatch
+--dependency=after:P+N) the same way: the policy fixed-lead:DIR.
 Samples labelled on the decision grid (features build --probes grid) make the replay
 exact at every labelled time.
 
