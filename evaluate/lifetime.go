@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"runtime/debug"
-	"slices"
 
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/internal/workpool"
@@ -309,48 +308,4 @@ func decisionContext(ctx context.Context, tl *features.Timeline, t int64, local 
 	return &DecisionContext{Now: t, Sim: s, P: p, PID: pid, Q: q, PStarted: started, PStart: st,
 		RecentMeanWaitSec: mean, WindowStart: tl.Start(), JobIndex: tl.JobIndex(), local: local,
 		compute: func(dst []float64) error { return tl.Features(ctx, dst) }}
-}
-
-// account fills row's links and totals from f, a simulation of the
-// lifetime run to row.To.
-func account(row *LifetimeRow, f *sim.Sim, links []lifeLink, nodes int64) {
-	type span struct{ start, end int64 }
-	var spans []span
-	for _, l := range links {
-		st, ok := f.Started(l.id)
-		if !ok || st >= row.To {
-			continue
-		}
-		end, ended := f.Ended(l.id)
-		if !ended {
-			end = st + f.Job(l.id).RunSec // still running at To
-		}
-		row.Links = append(row.Links, LifetimeLink{Submit: l.submit, Start: st, End: end})
-		spans = append(spans, span{st, end})
-	}
-	slices.SortStableFunc(spans, func(a, b span) int { return int(sign(a.start - b.start)) })
-	cover := row.From // the service is up until cover
-	for i, sp := range spans {
-		a, b := max(sp.start, row.From), min(sp.end, row.To)
-		if b > a {
-			row.NodeSec += nodes * (b - a)
-		}
-		if i > 0 && sp.start > cover {
-			row.Interruptions++
-		}
-		if b > max(a, cover) {
-			row.UpSec += b - max(a, cover)
-		}
-		cover = max(cover, b)
-	}
-}
-
-func sign(x int64) int64 {
-	switch {
-	case x < 0:
-		return -1
-	case x > 0:
-		return 1
-	}
-	return 0
 }
