@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime/debug"
+	"slices"
 
 	"github.com/mirage-hpc/mirage/features"
 	"github.com/mirage-hpc/mirage/internal/workpool"
@@ -170,10 +171,11 @@ func replayLifetime(ctx context.Context, jobs []sim.Job, fo *features.Options, p
 	row := LifetimeRow{Policy: pol.Name(), ChainNodes: nodes, Window: w, WindowStart: fo.Start + int64(w)*fo.IntervalSec}
 	var links []lifeLink
 	local := map[*RunTimes]*RunTimes{}
+	hs := handovers{on: lo.HandoverSec != HandoverOff, sec: max(lo.HandoverSec, 0)}
 	for k := 0; ; k++ {
 		p, pid := tl.P(), tl.PID()
 		pre := s.Clone(nil)
-		pStart, err := pre.RunUntilStarted(ctx, pid)
+		pStart, err := hs.runUntilStarted(ctx, pre, pid, step)
 		if err != nil {
 			return LifetimeRow{}, fmt.Errorf("link %d: %w", k, err)
 		}
@@ -181,10 +183,8 @@ func replayLifetime(ctx context.Context, jobs []sim.Job, fo *features.Options, p
 			row.From, row.To = pStart, pStart+lo.LengthSec
 		}
 		links = append(links, lifeLink{id: pid, submit: p.Submit, start: pStart})
-		h := handover{on: lo.HandoverSec != HandoverOff && k > 0, sec: max(lo.HandoverSec, 0), succStart: pStart}
-		if h.on {
-			h.prev = links[k-1].id
-			if err := h.apply(s); err != nil {
+		if k > 0 {
+			if err := hs.add(s, links[k-1].id, pid, pStart); err != nil {
 				return LifetimeRow{}, fmt.Errorf("link %d: %w", k, err)
 			}
 		}
@@ -207,7 +207,7 @@ func replayLifetime(ctx context.Context, jobs []sim.Job, fo *features.Options, p
 			if err := tl.Advance(ctx, t); err != nil {
 				return LifetimeRow{}, err
 			}
-			if err := h.apply(s); err != nil {
+			if err := hs.apply(s); err != nil {
 				return LifetimeRow{}, fmt.Errorf("link %d: %w", k, err)
 			}
 			ok := gi == len(grid)-1 || c == nil
@@ -228,7 +228,16 @@ func replayLifetime(ctx context.Context, jobs []sim.Job, fo *features.Options, p
 			return LifetimeRow{}, fmt.Errorf("link %d: %w", k+1, err)
 		}
 	}
-	final := s.Clone(nil) // with every handover applied
+	final := s.Clone(nil) // to the lifetime's end, the handovers still due applied
+	g := hs.grain(step)
+	for t := final.Now() + g; len(hs.pending) > 0 && t < row.To; t += g {
+		if err := final.RunBefore(ctx, t); err != nil {
+			return LifetimeRow{}, err
+		}
+		if err := hs.apply(final); err != nil {
+			return LifetimeRow{}, err
+		}
+	}
 	if err := final.RunUntil(ctx, row.To); err != nil {
 		return LifetimeRow{}, err
 	}
@@ -236,30 +245,86 @@ func replayLifetime(ctx context.Context, jobs []sim.Job, fo *features.Options, p
 	return row, nil
 }
 
-// handover ends link prev HandoverSec after its successor's
-// (pre-simulated) start, once prev is running on the main timeline.
-type handover struct {
-	on        bool
-	prev      sim.JobID
-	sec       int64
-	succStart int64
-	done      bool
+// handovers ends each link sec after its successor starts. When the
+// successor is submitted while its predecessor runs, the predecessor's
+// end is set at once from the successor's pre-simulated start (exact:
+// nothing before that start depends on it). Otherwise (the successor
+// submitted before its predecessor started) the handover is pending
+// until the main timeline shows the successor started, and is applied
+// at the next decision time (at most a decision interval late, exact
+// when the handover is at least the interval).
+type handovers struct {
+	on      bool
+	sec     int64
+	pending []pendingHandover
 }
 
-func (h *handover) apply(s *sim.Sim) error {
-	if !h.on || h.done {
+type pendingHandover struct{ prev, succ sim.JobID }
+
+// add hands prev over to succ, whose start s pre-simulated at succStart.
+func (h *handovers) add(s *sim.Sim, prev, succ sim.JobID, succStart int64) error {
+	if !h.on {
 		return nil
 	}
-	if _, ended := s.Ended(h.prev); ended {
-		h.done = true // it ended before its successor started
-		return nil
+	if _, ended := s.Ended(prev); ended {
+		return nil // prev ended before its successor started
 	}
-	if _, started := s.Started(h.prev); !started {
-		return nil // the successor was submitted before prev started
+	if _, started := s.Started(prev); started {
+		_, err := s.EndBy(prev, succStart+h.sec)
+		return err
 	}
-	h.done = true
-	_, err := s.EndBy(h.prev, h.succStart+h.sec)
-	return err
+	h.pending = append(h.pending, pendingHandover{prev, succ})
+	return nil
+}
+
+// grain is the step at which a fork applies pending handovers: the
+// decision interval, or the handover when shorter (at least a minute),
+// so that each is applied on time.
+func (h *handovers) grain(step int64) int64 {
+	if h.sec >= step {
+		return step
+	}
+	return max(h.sec, 60)
+}
+
+// runUntilStarted runs fork f until job id starts and returns its start,
+// applying (a copy of) the pending handovers on the way.
+func (h *handovers) runUntilStarted(ctx context.Context, f *sim.Sim, id sim.JobID, step int64) (int64, error) {
+	c := handovers{on: h.on, sec: h.sec, pending: slices.Clone(h.pending)}
+	g := c.grain(step)
+	for t, until := f.Now()+g, f.Now()+400*86400; len(c.pending) > 0 && t < until; t += g {
+		if st, ok := f.Started(id); ok {
+			return st, nil
+		}
+		if err := f.RunBefore(ctx, t); err != nil {
+			return 0, err
+		}
+		if err := c.apply(f); err != nil {
+			return 0, err
+		}
+	}
+	return f.RunUntilStarted(ctx, id)
+}
+
+// apply applies the pending handovers whose successor has started on s.
+func (h *handovers) apply(s *sim.Sim) error {
+	keep := h.pending[:0]
+	for _, p := range h.pending {
+		if _, ended := s.Ended(p.prev); ended {
+			continue
+		}
+		_, prevStarted := s.Started(p.prev)
+		st, succStarted := s.Started(p.succ)
+		if !prevStarted || !succStarted {
+			keep = append(keep, p)
+			continue
+		}
+		if _, err := s.EndBy(p.prev, st+h.sec); err != nil {
+			return err
+		}
+	}
+	h.pending = keep
+	return nil
 }
 
 // chooseLink labels every grid time of the current link on a copy of

@@ -164,3 +164,44 @@ func TestLifetimes_Deterministic(t *testing.T) {
 		}
 	}
 }
+
+// eager submits the successor at the first decision, even before P
+// starts.
+type eager struct{}
+
+func (eager) Name() string                          { return "eager" }
+func (eager) Decide(*DecisionContext) (bool, error) { return true, nil }
+
+// TestLifetimes_PendingHandover: handovers of successors submitted before
+// their predecessor started. handQueue without B, but with A holding both
+// nodes until s1 + 2 h: eager submits every link at s1 (the timeline
+// never moves on), so every handover is due later, when the successor
+// starts. P₁ and Q₂ start at s1+2 h; each later link starts when its
+// predecessor's predecessor ends, 10 minutes after it (link j at s1+2 h
+// + (j−2)·10 min), until link 86's expected end covers From + 24 h =
+// s1+26 h: no downtime, 86 links, and 10 + 20 + 83·20 + 600 minutes of
+// node time.
+func TestLifetimes_PendingHandover(t *testing.T) {
+	_, o, s1 := handQueue(t)
+	jobs := []sim.Job{{Name: "A", User: 0, Nodes: 2, Submit: s1 - hour, LimitSec: 3 * hour, RunSec: 3 * hour, After: sim.NoJob}}
+	rows, err := Lifetimes(context.Background(), jobs, []Policy{eager{}}, o, LifetimeOptions{LengthSec: 24 * hour, HandoverSec: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rows[0]
+	if r.From != s1+2*hour || r.To != s1+26*hour || len(r.Links) != 86 {
+		t.Fatalf("lifetime [%d, %d) with %d links, want [%d, %d) with 86", r.From, r.To, len(r.Links), s1+2*hour, s1+26*hour)
+	}
+	for j, l := range r.Links {
+		want := s1 + 2*hour
+		if j >= 2 {
+			want += int64(j-1) * 600
+		}
+		if l.Start != want || l.Submit != s1 {
+			t.Errorf("link %d: submitted %d, started %d; want %d, %d", j+1, l.Submit, l.Start, s1, want)
+		}
+	}
+	if r.UpSec != 24*hour || r.Interruptions != 0 || r.NodeSec != (10+20+83*20+600)*60 {
+		t.Errorf("up %d s, %d interruptions, %d node-s; want %d, 0, %d", r.UpSec, r.Interruptions, r.NodeSec, 24*hour, (10+20+83*20+600)*60)
+	}
+}
