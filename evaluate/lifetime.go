@@ -75,7 +75,7 @@ func (r *LifetimeRow) DowntimeSec() int64 { return r.To - r.From - r.UpSec }
 // opts.Every-th window of every chain size of o.Features: P₁ submitted
 // as Replay's P, then each successor submitted on the same timeline when
 // the policy decides (a Causal policy at the link's decision grid
-// times, with the features of the timeline that holds the service's
+// times after the link started, linkGrid, with the features of the timeline that holds the service's
 // earlier links; a Hindsight one per link, from the outcomes of every
 // grid time of that link: the oracle of one link at a time; a HeldQ
 // policy's successor held until its predecessor ends), each link with
@@ -192,7 +192,7 @@ func replayLifetime(ctx context.Context, jobs []sim.Job, fo *features.Options, p
 		if pEnd >= row.To {
 			break
 		}
-		grid := Grid(p.Submit, pStart, pEnd, step)
+		grid := linkGrid(p.Submit, pStart, pEnd, step)
 		var at int64
 		if hs, ok := pol.(Hindsight); ok {
 			if at, err = chooseLink(ctx, s, tl, grid, pEnd, hs, lambda); err != nil {
@@ -243,6 +243,14 @@ func replayLifetime(ctx context.Context, jobs []sim.Job, fo *features.Options, p
 	}
 	account(&row, final, links, int64(nodes))
 	return row, nil
+}
+
+// linkGrid returns a link's decision times: Grid's after the link's start
+// (the successor is decided on while its predecessor runs, as a
+// provisioner watching a running job does), and its end.
+func linkGrid(pSubmit, pStart, pEnd, step int64) []int64 {
+	g := Grid(pSubmit, pStart, pEnd, step)
+	return slices.DeleteFunc(g, func(t int64) bool { return t <= pStart && t != pEnd })
 }
 
 // handovers ends each link sec after its successor starts. When the

@@ -165,23 +165,20 @@ func TestLifetimes_Deterministic(t *testing.T) {
 	}
 }
 
-// eager submits the successor at the first decision, even before P
-// starts.
+// eager submits the successor at the first decision it is asked.
 type eager struct{}
 
 func (eager) Name() string                          { return "eager" }
 func (eager) Decide(*DecisionContext) (bool, error) { return true, nil }
 
-// TestLifetimes_PendingHandover: handovers of successors submitted before
-// their predecessor started. handQueue without B, but with A holding both
-// nodes until s1 + 2 h: eager submits every link at s1 (the timeline
-// never moves on), so every handover is due later, when the successor
-// starts. P₁ and Q₂ start at s1+2 h; each later link starts when its
-// predecessor's predecessor ends, 10 minutes after it (link j at s1+2 h
-// + (j−2)·10 min), until link 86's expected end covers From + 24 h =
-// s1+26 h: no downtime, 86 links, and 10 + 20 + 83·20 + 600 minutes of
-// node time.
-func TestLifetimes_PendingHandover(t *testing.T) {
+// TestLifetimes_SuccessiveHandovers: handQueue without B, but with A
+// holding both nodes until s1 + 2 h; eager submits each successor at its
+// predecessor's first decision time after its start (half an hour
+// later), and each handover ends the predecessor 10 minutes after its
+// successor starts. P₁ starts at s1+2 h, link j ≥ 2 at s1+2 h + (j−1)·30
+// min, until link 29's expected end covers From + 24 h = s1+26 h: no
+// downtime, 29 links, and 40 + 27·40 + 600 minutes of node time.
+func TestLifetimes_SuccessiveHandovers(t *testing.T) {
 	_, o, s1 := handQueue(t)
 	jobs := []sim.Job{{Name: "A", User: 0, Nodes: 2, Submit: s1 - hour, LimitSec: 3 * hour, RunSec: 3 * hour, After: sim.NoJob}}
 	rows, err := Lifetimes(context.Background(), jobs, []Policy{eager{}}, o, LifetimeOptions{LengthSec: 24 * hour, HandoverSec: 600})
@@ -189,19 +186,16 @@ func TestLifetimes_PendingHandover(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rows[0]
-	if r.From != s1+2*hour || r.To != s1+26*hour || len(r.Links) != 86 {
-		t.Fatalf("lifetime [%d, %d) with %d links, want [%d, %d) with 86", r.From, r.To, len(r.Links), s1+2*hour, s1+26*hour)
+	if r.From != s1+2*hour || r.To != s1+26*hour || len(r.Links) != 29 {
+		t.Fatalf("lifetime [%d, %d) with %d links, want [%d, %d) with 29", r.From, r.To, len(r.Links), s1+2*hour, s1+26*hour)
 	}
 	for j, l := range r.Links {
-		want := s1 + 2*hour
-		if j >= 2 {
-			want += int64(j-1) * 600
-		}
-		if l.Start != want || l.Submit != s1 {
-			t.Errorf("link %d: submitted %d, started %d; want %d, %d", j+1, l.Submit, l.Start, s1, want)
+		want := s1 + 2*hour + int64(j)*1800
+		if l.Start != want {
+			t.Errorf("link %d: started %d, want %d", j+1, l.Start, want)
 		}
 	}
-	if r.UpSec != 24*hour || r.Interruptions != 0 || r.NodeSec != (10+20+83*20+600)*60 {
-		t.Errorf("up %d s, %d interruptions, %d node-s; want %d, 0, %d", r.UpSec, r.Interruptions, r.NodeSec, 24*hour, (10+20+83*20+600)*60)
+	if r.UpSec != 24*hour || r.Interruptions != 0 || r.NodeSec != (40+27*40+600)*60 {
+		t.Errorf("up %d s, %d interruptions, %d node-s; want %d, 0, %d", r.UpSec, r.Interruptions, r.NodeSec, 24*hour, (40+27*40+600)*60)
 	}
 }
