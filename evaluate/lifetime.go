@@ -173,6 +173,9 @@ func replayLifetime(ctx context.Context, jobs []sim.Job, fo *features.Options, p
 	local := map[*RunTimes]*RunTimes{}
 	hs := handovers{on: lo.HandoverSec != HandoverOff, sec: max(lo.HandoverSec, 0)}
 	for k := 0; ; k++ {
+		if err := ctx.Err(); err != nil {
+			return LifetimeRow{}, err
+		}
 		p, pid := tl.P(), tl.PID()
 		pre := s.Clone(nil)
 		pStart, err := hs.runUntilStarted(ctx, pre, pid, step)
@@ -231,6 +234,9 @@ func replayLifetime(ctx context.Context, jobs []sim.Job, fo *features.Options, p
 	final := s.Clone(nil) // to the lifetime's end, the handovers still due applied
 	g := hs.grain(step)
 	for t := final.Now() + g; len(hs.pending) > 0 && t < row.To; t += g {
+		if err := ctx.Err(); err != nil {
+			return LifetimeRow{}, err
+		}
 		if err := final.RunBefore(ctx, t); err != nil {
 			return LifetimeRow{}, err
 		}
@@ -303,6 +309,9 @@ func (h *handovers) runUntilStarted(ctx context.Context, f *sim.Sim, id sim.JobI
 	for t, until := f.Now()+g, f.Now()+400*86400; len(c.pending) > 0 && t < until; t += g {
 		if st, ok := f.Started(id); ok {
 			return st, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return 0, err
 		}
 		if err := f.RunBefore(ctx, t); err != nil {
 			return 0, err
