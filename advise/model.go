@@ -222,6 +222,7 @@ func (m *treeModel) Score(x []float64, nodes int, pRemainingSec float64) Score {
 		est = x[estIdx]
 	case train.TargetEstimateRT:
 		est = x[estRTIdx]
+	case train.TargetFixedLead: // the rule reads P's remaining time only
 	default:
 		m.row = m.row[:0]
 		for _, v := range x {

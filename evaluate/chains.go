@@ -315,10 +315,7 @@ func (r prepared) replayLink(ctx context.Context, fo *features.Options, ptjobs [
 	realPEnd, realQStart := tp.End.Unix(), tq.Start.Unix()
 	rows := make([]ChainRow, len(r.policies))
 	for i, pol := range r.policies {
-		lb := o.labels[o.chosen[i]]
-		if o.own[i].done { // a TimeMinPolicy's Q
-			lb = o.own[i]
-		}
+		lb := o.label(i)
 		rows[i] = ChainRow{Chain: l.chain, Link: l.link, PJob: tp.JobID, QJob: tq.JobID,
 			PNodes: o.p.Nodes, QNodes: tl.Q().Nodes, RealPEnd: realPEnd, RealQStart: realQStart,
 			RealRSec: realQStart - realPEnd, Policy: pol.Name(), PSubmit: o.p.Submit, PStart: o.pStart, PEnd: o.pEnd,

@@ -85,7 +85,7 @@ func ReadCSV(r io.Reader) ([]Row, error) {
 // (report.html and its figures), which a new evaluation replaces with the
 // directory since it describes the old metrics. WriteDir refuses a
 // directory holding anything else (atomicdir.ErrForeign).
-var DirFiles = []string{"metrics.json", "windows.csv", ChainsCSV, "report.html", "*.svg", "*.png"}
+var DirFiles = []string{"metrics.json", "windows.csv", ChainsCSV, LifetimesCSV, "report.html", "*.svg", "*.png"}
 
 // WriteDir writes dir/metrics.json (with ModelDirs: the model policies'
 // directories relative to dir, unless m has them already: ModelDirsIn)
@@ -119,6 +119,11 @@ func writeDir(dir string, m Metrics, rows []Row, chains *ChainsSummary) error {
 	}
 	if chains != nil {
 		if err := atomicfile.Write(d.File(ChainsCSV), func(w io.Writer) error { return WriteChainsCSV(w, chains.Rows) }); err != nil {
+			return err
+		}
+	}
+	if m.Lifetime != nil {
+		if err := atomicfile.Write(d.File(LifetimesCSV), func(w io.Writer) error { return WriteLifetimesCSV(w, m.Lifetime.Rows) }); err != nil {
 			return err
 		}
 	}

@@ -88,6 +88,34 @@
 // decides on it as in Replay; chains.csv holds a row per link and policy,
 // Metrics.RealChains the totals beside what the links really lost.
 //
+// Lifetimes (or Run with RunOptions.Lifetime) replays each policy as a
+// service of several links (LifetimeOptions.LengthSec, e.g. 30 days)
+// from every window: P₁ as in Replay, then each successor submitted on
+// the same timeline when the policy decides at that link's decision
+// grid (so a model's features at each decision see the service's earlier
+// links), each link with the chain's limit and run time, until a link's
+// expected end covers P₁'s start plus the lifetime. With a handover
+// (HandoverSec, default 10 min) a link ends that long after its
+// successor starts (sim.Sim.EndBy; the scheduler still plans with its
+// limit); HandoverOff lets it run to its end. A hindsight policy is
+// applied per link (the oracle of each link given the earlier ones, not
+// of the whole lifetime). LifetimeMetrics are per policy and chain size:
+// availability (up time / lifetime), downtime per 30 days (mean, p95),
+// interruptions and links per 30 days and node-hours charged per hour of
+// service, each with a percentile bootstrap interval over the lifetimes
+// (internal/bootstrap, the reports' resampling, deterministic with the
+// seed); lifetimes.csv holds a row per policy, chain size and window.
+// Lifetimes that run past the trace's last submission meet a draining
+// queue: LifetimeMetrics.BeyondTraceShare says how much of them did.
+//
+// The baselines of practice: dependency (sbatch
+// --dependency=afterany:$SLURM_JOB_ID from P's script: Q held until P
+// ends, accruing age from then; HeldQ) and fixed-lead (submit a lead
+// before P's expected end, what sbatch --dependency=after:P+N does with N
+// the limit minus the lead; fixed-lead@lead=H, or fixed-lead:DIR at the
+// lead train --model fixed-lead chose on training windows for the
+// overlap budget).
+//
 // Glossary: r = Q.start - P.end (seconds; > 0 interruption, < 0 overlap);
 // cost = interruption + λ·overlap (hours; λ is metrics.json's lambda);
 // load class = the reactive policy's interruption: light (<= 2 h),

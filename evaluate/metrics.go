@@ -111,6 +111,9 @@ type Metrics struct {
 	// RealChains is the replay of the trace's own chains (RealChains),
 	// when asked for (RunOptions.RealChains).
 	RealChains *ChainsSummary `json:"real_chains,omitempty"`
+	// Lifetime holds the lifetimes' metrics (Lifetimes), when asked for
+	// (RunOptions.Lifetime).
+	Lifetime *LifetimeSummary `json:"lifetime,omitempty"`
 }
 
 // OracleName is the oracle policy's name.

@@ -446,7 +446,9 @@ func SweepModels(ps []Policy) []Policy {
 }
 
 // ParsePolicies parses a comma-separated policy list: reactive,
-// immediate, avg, slurm-estimate, slurm-estimate-rt, slurm-estimate:DIR
+// immediate, avg, dependency (Dependency), fixed-lead, fixed-lead@lead=H
+// and fixed-lead:DIR (FixedLead; DIR from train --model fixed-lead),
+// slurm-estimate, slurm-estimate-rt, slurm-estimate:DIR
 // (the margin chosen by train --model estimate or estimate-rt),
 // runtime-estimate:DIR and forecast:DIR (DIR from train --model forecast,
 // or a run-time model; BindTrace must give them the jobs), oracle,
@@ -490,12 +492,21 @@ func ParsePoliciesIn(list string, thetas []float64, marginSec int64, dirOf func(
 			out = append(out, Oracle{})
 		case OracleCostName:
 			out = append(out, OracleCost{})
+		case DependencyName:
+			out = append(out, Dependency{})
 		default:
 			if o, ok, err := parseOracleCost(s); ok {
 				if err != nil {
 					return nil, err
 				}
 				out = append(out, o)
+				continue
+			}
+			if f, ok, err := parseFixedLead(s); ok {
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, f)
 				continue
 			}
 			kind, dir, ok := strings.Cut(s, ":")
@@ -512,6 +523,14 @@ func ParsePoliciesIn(list string, thetas []float64, marginSec int64, dirOf func(
 			}
 			if ok && (kind == "forecast" || kind == "runtime-estimate") && dir != "" {
 				f, err := newForecastPolicy(s, kind, dir)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, f)
+				continue
+			}
+			if ok && kind == FixedLeadName && dir != "" {
+				f, err := NewFixedLead(s, dir)
 				if err != nil {
 					return nil, err
 				}

@@ -9,14 +9,14 @@ import (
 )
 
 // policyNames are the policies that read no model directory.
-var policyNames = []string{"reactive", "immediate", "avg", "slurm-estimate", "slurm-estimate-rt", "oracle", OracleCostName}
+var policyNames = []string{"reactive", "immediate", "avg", "slurm-estimate", "slurm-estimate-rt", "oracle", OracleCostName, DependencyName, FixedLeadName}
 
 // policyDirKinds are the KINDs of the policies KIND:DIR, which read a
 // model directory.
-var policyDirKinds = []string{"slurm-estimate", "runtime-estimate", "forecast", "forest", "xgboost", "dqn"}
+var policyDirKinds = []string{"slurm-estimate", "runtime-estimate", "forecast", "forest", "xgboost", "dqn", FixedLeadName}
 
 // policyWant is what an unknown policy's error asks for.
-var policyWant = "want reactive, immediate, avg, slurm-estimate, slurm-estimate-rt, slurm-estimate:DIR, runtime-estimate:DIR, forecast:DIR, oracle, " +
+var policyWant = "want reactive, immediate, avg, dependency, fixed-lead, fixed-lead@lead=H, fixed-lead:DIR, slurm-estimate, slurm-estimate-rt, slurm-estimate:DIR, runtime-estimate:DIR, forecast:DIR, oracle, " +
 	OracleCostName + ", " + OracleCostName + "@λ=V, forest:DIR, xgboost:DIR or dqn:DIR"
 
 // policyHint is "; did you mean NAME?" for a mistyped policy name (a
@@ -51,6 +51,12 @@ func CheckPolicies(list string) error {
 			continue
 		}
 		if _, ok, err := parseOracleCost(s); ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if _, ok, err := parseFixedLead(s); ok {
 			if err != nil {
 				return err
 			}

@@ -157,10 +157,7 @@ func replayWindow(ctx context.Context, jobs []sim.Job, fo *features.Options, pol
 	start := fo.Start + int64(w)*fo.IntervalSec
 	rows := make([]Row, len(policies))
 	for i, pol := range policies {
-		l := o.labels[o.chosen[i]]
-		if o.own[i].done { // a TimeMinPolicy's Q
-			l = o.own[i]
-		}
+		l := o.label(i)
 		rows[i] = Row{Policy: pol.Name(), ChainNodes: nodes, Window: w, WindowStart: start,
 			PSubmit: o.p.Submit, PStart: o.pStart, PEnd: o.pEnd,
 			Submit: o.grid[o.chosen[i]], QStart: l.qStart, RSec: l.rSec, QLimitSec: l.qLimit, ReactiveRSec: o.labels[len(o.grid)-1].rSec}
@@ -181,6 +178,21 @@ type chainOutcome struct {
 	// own holds, for a TimeMinPolicy, the label of its own Q (its
 	// time-min) at its chosen index; not done for the others.
 	own []label
+	// held are the labels of the policies whose Q is held until P ends
+	// (HeldQ), by policy index; nil when there are none.
+	held map[int]label
+}
+
+// label returns policy i's label: its held Q's, its own Q's (a
+// TimeMinPolicy), or its chosen grid time's.
+func (o *chainOutcome) label(i int) label {
+	if l, ok := o.held[i]; ok {
+		return l
+	}
+	if i < len(o.own) && o.own[i].done {
+		return o.own[i]
+	}
+	return o.labels[o.chosen[i]]
 }
 
 // decideChain replays policies on timeline tl (at P's submission): each
@@ -219,17 +231,13 @@ func decideChain(ctx context.Context, tl *features.Timeline, policies []Policy, 
 	last := len(grid) - 1
 	own := make([]label, len(policies))
 	local := map[*RunTimes]*RunTimes{} // run-time predictions by window job ID
+	var held map[int]label
 	for k, t := range grid {
 		if err := tl.Advance(ctx, t); err != nil {
 			return chainOutcome{}, err
 		}
-		mean, _ := tl.RecentMeanWaitSec()
-		st, started := s.Started(pid)
-		q := tl.Q()
-		q.Submit = t
-		dc := &DecisionContext{Now: t, Sim: s, P: p, PID: pid, Q: q, PStarted: started, PStart: st,
-			RecentMeanWaitSec: mean, WindowStart: tl.Start(), JobIndex: tl.JobIndex(), local: local,
-			compute: func(dst []float64) error { return tl.Features(ctx, dst) }}
+		dc := decisionContext(ctx, tl, t, local)
+		qTimeMin := dc.Q.TimeMinSec // the protocol's Q; a TimeMinPolicy sets its own and restores it
 		for i, pol := range policies {
 			c, causal := pol.(Causal)
 			if chosen[i] >= 0 || !causal {
@@ -245,9 +253,19 @@ func decideChain(ctx context.Context, tl *features.Timeline, policies []Policy, 
 					return chainOutcome{}, fmt.Errorf("policy %s at %d: %w", pol.Name(), t, err)
 				}
 			}
-			dc.Q.TimeMinSec = q.TimeMinSec
+			dc.Q.TimeMinSec = qTimeMin
 			if ok {
 				chosen[i] = k
+				if isHeld(pol) {
+					l, err := heldOutcome(ctx, tl, t, pEnd)
+					if err != nil {
+						return chainOutcome{}, fmt.Errorf("policy %s at %d: %w", pol.Name(), t, err)
+					}
+					if held == nil {
+						held = map[int]label{}
+					}
+					held[i] = l
+				}
 			}
 			if ok && withTM {
 				qq := tl.Q()
@@ -261,7 +279,7 @@ func decideChain(ctx context.Context, tl *features.Timeline, policies []Policy, 
 		}
 		need := len(hindsight) > 0 || k == last
 		for i := range policies {
-			need = need || chosen[i] == k
+			need = need || chosen[i] == k && !isHeld(policies[i])
 		}
 		if need {
 			if err := labelAt(k); err != nil {
@@ -272,7 +290,7 @@ func decideChain(ctx context.Context, tl *features.Timeline, policies []Policy, 
 	for _, i := range hindsight {
 		chosen[i] = policies[i].(Hindsight).Choose(labelRs(labels), lambda)
 	}
-	return chainOutcome{p: p, pStart: pStart, pEnd: pEnd, grid: grid, chosen: chosen, labels: labels, own: own}, nil
+	return chainOutcome{p: p, pStart: pStart, pEnd: pEnd, grid: grid, chosen: chosen, labels: labels, own: own, held: held}, nil
 }
 
 func labelRs(ls []label) []int64 {

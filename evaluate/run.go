@@ -56,6 +56,11 @@ type RunOptions struct {
 	// and Output chains.csv their rows. RunShard ignores it; Merge replays
 	// them, whole.
 	RealChains *ChainsOptions
+	// Lifetime, when not nil, has Run (and Merge) also replay every
+	// policy as a service of several links (Lifetimes): Metrics.Lifetime
+	// holds their metrics and Output lifetimes.csv their rows. RunShard
+	// ignores it; Merge replays them, whole.
+	Lifetime *LifetimeOptions
 }
 
 // RunSummary is what Run and Merge return.
@@ -94,18 +99,35 @@ func Run(ctx context.Context, in In, opts RunOptions) (RunSummary, error) {
 		}
 		chains = &cs
 	}
-	if sum.Metrics, err = finish(in.Protocol, r.fo.Config, opts, res.Rows, chains); err != nil {
+	var life *LifetimeSummary
+	if opts.Lifetime != nil {
+		if life, err = r.lifetimes(ctx); err != nil {
+			return RunSummary{}, err
+		}
+	}
+	if sum.Metrics, err = finish(in.Protocol, r.fo.Config, opts, res.Rows, chains, life); err != nil {
 		return RunSummary{}, err
 	}
 	return sum, nil
 }
 
+// lifetimes replays r's policies as services (Lifetimes) and computes
+// their metrics.
+func (r prepared) lifetimes(ctx context.Context) (*LifetimeSummary, error) {
+	rows, err := Lifetimes(ctx, r.jobs, r.policies, r.replayOptions(r.fo), *r.opts.Lifetime)
+	if err != nil {
+		return nil, err
+	}
+	s := ComputeLifetimes(rows, *r.opts.Lifetime)
+	return &s, nil
+}
+
 // finish computes the metrics of rows and writes them, and chains' rows
 // when not nil, to opts.Output.
-func finish(p features.Protocol, cfg sim.Config, opts RunOptions, rows []Row, chains *ChainsSummary) (Metrics, error) {
+func finish(p features.Protocol, cfg sim.Config, opts RunOptions, rows []Row, chains *ChainsSummary, life *LifetimeSummary) (Metrics, error) {
 	m := Compute(rows, opts.Lambda)
 	m.Protocol, m.SimConfig = &p, &cfg
-	m.RealChains = chains
+	m.RealChains, m.Lifetime = chains, life
 	if opts.Output == "" {
 		return m, nil
 	}

@@ -85,7 +85,18 @@ func Merge(ctx context.Context, in In, opts RunOptions, shards [][][]Row) (RunSu
 		}
 		chains = &cs
 	}
-	if sum.Metrics, err = finish(in.Protocol, fo.Config, opts, rows, chains); err != nil {
+	var life *LifetimeSummary
+	if opts.Lifetime != nil {
+		in.Jobs = tjobs
+		r, err := prepareRun(ctx, in, opts)
+		if err != nil {
+			return RunSummary{}, err
+		}
+		if life, err = r.lifetimes(ctx); err != nil {
+			return RunSummary{}, err
+		}
+	}
+	if sum.Metrics, err = finish(in.Protocol, fo.Config, opts, rows, chains, life); err != nil {
 		return RunSummary{}, err
 	}
 	return sum, nil

@@ -113,16 +113,17 @@ func evaluateStage(s *Study, p features.Protocol, policies, inputs []string, o R
 		// cached evaluation without them is rerun), 3 names the trained
 		// models relative to the output directory (modelNames).
 		Output     int
-		RealChains bool `json:",omitempty"`
-	}{p, s.Policies, s.Grid.Decision, s.Sweep, 3, s.RealChains}, inputs: inputs,
+		RealChains bool          `json:",omitempty"`
+		Lifetime   *LifetimeSpec `json:",omitempty"`
+	}{p, s.Policies, s.Grid.Decision, s.Sweep, 3, s.RealChains, s.Lifetime}, inputs: inputs,
 		run: func(ctx context.Context, dir string) error {
-			return runEvaluate(ctx, o, p, policies, s.Sweep, decision, s.RealChains, dir)
+			return runEvaluate(ctx, o, p, policies, s.Sweep, decision, s.RealChains, s.Lifetime, dir)
 		},
 		windows: p.Windows,
 		shard: func(ctx context.Context, i, n int, dir string) error {
 			return evaluateShard(ctx, o, p, policies, s.Sweep, decision, i, n, dir)
 		},
 		merge: func(ctx context.Context, shards []string, dir string) error {
-			return mergeEvaluate(ctx, o, p, policies, s.Sweep, decision, s.RealChains, shards, dir)
+			return mergeEvaluate(ctx, o, p, policies, s.Sweep, decision, s.RealChains, s.Lifetime, shards, dir)
 		}}
 }

@@ -45,10 +45,14 @@ func studyPolicyError(err error) error {
 	return err
 }
 
-func runEvaluate(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, sweep bool, decision time.Duration, realChains bool, dir string) error {
+func runEvaluate(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, sweep bool, decision time.Duration, realChains bool,
+	life *LifetimeSpec, dir string) error {
 	opts := evaluateOptions(o, policyList, sweep, decision, dir)
 	var err error
 	if opts.RealChains, err = studyRealChains(p, realChains); err != nil {
+		return err
+	}
+	if opts.Lifetime, err = life.options(); err != nil {
 		return err
 	}
 	_, err = evaluate.Run(ctx, evaluateIn(o, p), opts)
@@ -89,7 +93,7 @@ func evaluateShard(ctx context.Context, o RunOptions, p features.Protocol, polic
 // from the shards' rows (evaluate.Merge), and replays the real chains
 // when the study asks for them.
 func mergeEvaluate(ctx context.Context, o RunOptions, p features.Protocol, policyList []string, sweep bool, decision time.Duration, realChains bool,
-	shards []string, dir string) error {
+	life *LifetimeSpec, shards []string, dir string) error {
 	parts := make([][][]evaluate.Row, len(shards))
 	for k, sd := range shards {
 		a, b := shardWindows(p.Windows, k, len(shards))
@@ -102,10 +106,13 @@ func mergeEvaluate(ctx context.Context, o RunOptions, p features.Protocol, polic
 		}
 	}
 	opts := evaluateOptions(o, nil, false, 0, dir)
-	if realChains { // the real chains are replayed here, whole: Merge needs the policies
+	if realChains || life != nil { // the real chains and lifetimes are replayed here, whole: Merge needs the policies
 		opts = evaluateOptions(o, policyList, sweep, decision, dir)
 		var err error
 		if opts.RealChains, err = studyRealChains(p, realChains); err != nil {
+			return err
+		}
+		if opts.Lifetime, err = life.options(); err != nil {
 			return err
 		}
 	}

@@ -60,6 +60,11 @@ type Study struct {
 	// states what the users lost on them against what the simulator's
 	// reactive and recommended policies give.
 	RealChains bool `yaml:"real_chains,omitempty" mapstructure:"real_chains" json:"real_chains,omitempty"`
+	// Lifetime has the evaluate stage also replay every policy as a
+	// service of several links from the validation windows
+	// (evaluate.Lifetimes, mirage evaluate --lifetime): lifetimes.csv and
+	// metrics.json's lifetime. nil: off.
+	Lifetime *LifetimeSpec `yaml:"lifetime,omitempty" mapstructure:"lifetime" json:"lifetime,omitempty"`
 	// Device is where the xgboost models train: cpu ("" too), cuda or
 	// auto (mirage train --device); with cuda the Slurm executor asks
 	// GPUs for each xgboost training stage.
@@ -328,12 +333,56 @@ func (d Duration) MarshalText() ([]byte, error) {
 	return []byte(s), nil
 }
 
+// LifetimeSpec is a study's lifetime replay (Study.Lifetime).
+type LifetimeSpec struct {
+	// Length is the service's lifetime, e.g. 720h (30 days).
+	Length Duration `yaml:"length" mapstructure:"length" json:"length"`
+	// Handover is "off" (each link runs to its end) or a duration: when a
+	// successor starts, its predecessor ends that long after; "" means
+	// 10m.
+	Handover string `yaml:"handover,omitempty" mapstructure:"handover" json:"handover,omitempty"`
+	// Every replays a lifetime from every Every-th validation window (0:
+	// every one).
+	Every int `yaml:"every,omitempty" mapstructure:"every" json:"every,omitempty"`
+}
+
+// options returns evaluate's options for the spec (nil for nil), or an
+// error naming the bad field.
+func (l *LifetimeSpec) options() (*evaluate.LifetimeOptions, error) {
+	if l == nil {
+		return nil, nil
+	}
+	length := time.Duration(l.Length)
+	if length <= 0 || length%time.Second != 0 {
+		return nil, fmt.Errorf("%w: lifetime.length: %v: want a positive whole number of seconds", ErrStudy, length)
+	}
+	if l.Every < 0 {
+		return nil, fmt.Errorf("%w: lifetime.every: %d: want >= 0", ErrStudy, l.Every)
+	}
+	lo := &evaluate.LifetimeOptions{LengthSec: int64(length / time.Second), HandoverSec: evaluate.DefaultHandoverSec, Every: l.Every}
+	switch l.Handover {
+	case "":
+	case "off":
+		lo.HandoverSec = evaluate.HandoverOff
+	default:
+		d, err := time.ParseDuration(l.Handover)
+		if err != nil || d < 0 || d%time.Second != 0 {
+			return nil, fmt.Errorf("%w: lifetime.handover: %q: want off or a duration >= 0 in whole seconds", ErrStudy, l.Handover)
+		}
+		lo.HandoverSec = int64(d / time.Second)
+	}
+	return lo, nil
+}
+
 // Validate checks the study's fields, naming the first bad one.
 func (s *Study) Validate() error {
 	bad := func(field, format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrStudy, field, fmt.Sprintf(format, args...))
 	}
 	if err := s.checkText(); err != nil {
+		return err
+	}
+	if _, err := s.Lifetime.options(); err != nil {
 		return err
 	}
 	switch {

@@ -225,6 +225,8 @@ func TestLoad_Errors(t *testing.T) {
 		{"PolicyTypo", "q.yaml", strings.Replace(ls6, "oracle-cost]", "oracle-cots]", 1), []string{"policies", "oracle-cots"}},
 		{"AccountNewline", "r.yaml", ls6 + "slurm: {account: \"a\\ntouch PWNED #\"}\n", []string{"r.yaml", "slurm.account", "newline"}},
 		{"ExtraArgCR", "s.json", `{"slurm": {"extra_args": ["--qos=x", "--a=\r"]}}`, []string{"s.json", "slurm.extra_args[1]"}},
+		{"LifetimeHandover", "u.yaml", ls6 + "lifetime: {length: 720h, handover: soon}\n", []string{"lifetime.handover", "soon"}},
+		{"LifetimeLength", "v.yaml", ls6 + "lifetime: {length: 0s}\n", []string{"lifetime.length"}},
 		{"NameNUL", "t.yaml", strings.Replace(ls6, "name: ls6", `name: "ls\0x"`, 1), []string{"t.yaml", "name"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

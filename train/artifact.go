@@ -174,8 +174,8 @@ func open(dir, want string, kinds ...string) (*Artifact, error) {
 		return nil, fmt.Errorf("open model: %w", err)
 	}
 	if a.Manifest.Kind == KindEstimate {
-		if t := Target(a.Manifest.Target); t != TargetEstimate && t != TargetEstimateRT {
-			return nil, fmt.Errorf("open model %s: %w: an estimate manifest of target %q (want %s or %s)", dir, ErrBadModel, t, TargetEstimate, TargetEstimateRT)
+		if t := Target(a.Manifest.Target); t != TargetEstimate && t != TargetEstimateRT && t != TargetFixedLead {
+			return nil, fmt.Errorf("open model %s: %w: an estimate manifest of target %q (want %s, %s or %s)", dir, ErrBadModel, t, TargetEstimate, TargetEstimateRT, TargetFixedLead)
 		}
 		if a.Manifest.OperatingPoint == nil {
 			return nil, fmt.Errorf("open model %s: %w: an estimate manifest without operating_point", dir, ErrBadModel)

@@ -20,7 +20,7 @@ func FitSamples(ctx context.Context, samples, dir string, opts Options) (*Manife
 		return nil, err
 	}
 	var m *Manifest
-	if opts.Target == TargetEstimate || opts.Target == TargetEstimateRT {
+	if opts.Target == TargetEstimate || opts.Target == TargetEstimateRT || opts.Target == TargetFixedLead {
 		m, err = RunEstimate(s, meta, dir, opts)
 	} else {
 		m, err = Run(ctx, s, meta, dir, opts)

@@ -40,6 +40,8 @@ func RuleScore(t Target, pred float64, pRemainingSec float64, estMinusPEndSec fl
 		return -pred
 	case TargetEstimate, TargetEstimateRT:
 		return estMinusPEndSec / 3600
+	case TargetFixedLead:
+		return -pRemainingSec / 3600
 	}
 	return pred
 }
@@ -56,6 +58,8 @@ func ParamName(t Target) string {
 		return "bias_h"
 	case TargetStop:
 		return "lambda"
+	case TargetFixedLead:
+		return "lead_h"
 	}
 	return "theta_h"
 }
@@ -77,6 +81,8 @@ func RuleText(t Target) string {
 		return "submit when Q(submit) - Q(wait) + bias_h >= 0 (the DQN's greedy rule with a bias)"
 	case TargetEstimate:
 		return "submit when the scheduler's estimated start of Q (the backfill window's end when Q fits nowhere in it) >= P's expected end - margin_h"
+	case TargetFixedLead:
+		return "submit when P's remaining time to its expected end (start + limit) <= lead_h"
 	case TargetEstimateRT:
 		return "submit when the scheduler's estimated start of Q with predicted run times (the backfill window's end when Q fits nowhere in it) >= P's expected end - margin_h"
 	}

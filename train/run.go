@@ -69,7 +69,7 @@ func ruleScores(s *features.Samples, t Target, pred []float32) ([]float64, error
 	var rem, est []float64
 	var err error
 	switch t {
-	case TargetWait:
+	case TargetWait, TargetFixedLead:
 		rem, err = col("p_remaining_sec")
 	case TargetEstimate:
 		est, err = col("q_est_start_minus_p_end_sec")
@@ -265,7 +265,7 @@ func RunEstimate(s *features.Samples, meta SamplesMeta, dir string, opts Options
 	switch t {
 	case "":
 		t = TargetEstimate
-	case TargetEstimate, TargetEstimateRT:
+	case TargetEstimate, TargetEstimateRT, TargetFixedLead:
 	default:
 		return nil, fmt.Errorf("train: RunEstimate: target %q is not an estimate", t)
 	}
@@ -284,8 +284,12 @@ func RunEstimate(s *features.Samples, meta SamplesMeta, dir string, opts Options
 		k = 5
 	}
 	units := withBlocks(Units(s), s, k)
+	what := "the scheduler's estimate"
+	if t == TargetFixedLead {
+		what = "the fixed lead"
+	}
 	op, err := ChooseOperatingPointRule(t, scores, s.LabelRSec, units, budget(opts.OverlapBudgetH), opts.budgetRule(),
-		fmt.Sprintf("the scheduler's estimate replayed on the %d training windows x chain sizes", len(units)))
+		fmt.Sprintf("%s replayed on the %d training windows x chain sizes", what, len(units)))
 	if err != nil {
 		return nil, err
 	}

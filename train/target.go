@@ -57,6 +57,11 @@ const (
 	// place of limits (sim.EstimatedStartPredicted, the feature
 	// q_est_rt_start_minus_p_end_sec): `train --model estimate-rt`.
 	TargetEstimateRT Target = "estimate-rt"
+	// TargetFixedLead is no model: a fixed lead before P's expected end
+	// (its start plus its limit; sbatch --dependency=after:P+N), the rule
+	// submit when P's remaining time (the feature p_remaining_sec) ≤ the
+	// lead; `train --model fixed-lead` only chooses the lead (hours).
+	TargetFixedLead Target = "fixed-lead"
 	// TargetAdvantage is a DQN's advantage of submitting, Q(s, submit) −
 	// Q(s, wait) in its reward's units (hours): no tree model; the DQN's
 	// greedy rule with a bias (submit when advantage + bias ≥ 0), whose

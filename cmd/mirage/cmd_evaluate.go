@@ -39,13 +39,28 @@ totals: the real interruption of the replayed links beside the simulated
 reactive one and each policy's (hours), and the links skipped, by reason. At
 most --real-chains-max-links links (the first by head submission).
 
+With --lifetime 30d it also replays each policy as a service of that length from
+each window (every --lifetime-every-th): P1, then each successor the policy submits
+at its own decision times on the timeline holding the service's earlier links, each
+link with the chain's limit, until a link's expected end covers the lifetime. With
+--handover D (default 10m) a link ends D after its successor starts; --handover off
+lets it run to its end (the paper's accounting). DIR/lifetimes.csv gets one row per
+policy, chain size and window, metrics.json's lifetime per policy and chain size:
+availability, downtime per 30 days (mean, p95), interruptions and links per 30
+days and node-hours per service hour, with 95% bootstrap intervals; the oracle
+decides per link. Without --lifetime the outputs are as before.
+
 Each window's cost is interruption + λ·overlap in hours (--lambda, recorded
 as metrics.json's lambda). Metrics are per chain size (by_chain_nodes, with
 by_load inside; the pooled summary only under "pooled"); the frontier gives
 each policy family's best interruption reduction within a mean overlap of
 0.5, 1 and 2 h.
 
-Policies: reactive, immediate, avg, slurm-estimate (--margins 0,15m,1h sweeps
+Policies: reactive, immediate, avg, dependency (Q submitted when P starts, held
+until P ends: sbatch --dependency=afterany:$SLURM_JOB_ID), fixed-lead@lead=HOURS
+(submit that long before P's expected end: sbatch --dependency=after:P+N, N the
+limit minus the lead; fixed-lead alone: 1 h), fixed-lead:DIR (the lead chosen by
+train --model fixed-lead), slurm-estimate (--margins 0,15m,1h sweeps
 its margin: slurm-estimate@margin=HOURS), slurm-estimate-rt (the same estimate
 planned with predicted run times in place of limits: each job's user's recent
 run-time-to-limit ratio times its limit; --margins sweeps it too),
@@ -99,6 +114,9 @@ Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.`,
 	f.Bool("sweep", false, "also replay each forest/xgboost model and forecast at a fixed sweep of its rule parameter (θ, τ or margin; evaluate.SweepParams) beside its training-chosen operating point, and oracle-cost at a sweep of λ (evaluate.SweepLambdas: the hindsight frontier)")
 	f.Float64("lambda", evaluate.DefaultLambda, "λ: hours of interruption an hour of overlap costs (cost = interruption + λ·overlap)")
 	f.Int("workers", 0, "windows replayed at once (0 = GOMAXPROCS); the output does not depend on it")
+	f.String("lifetime", "", "also replay each policy as a service of this length (e.g. 30d, 720h) from each window: P1, then each successor the policy submits, until a link's expected end covers it (DIR/lifetimes.csv, metrics.json's lifetime); empty: off")
+	f.String("handover", d.Handover, "with --lifetime: when a successor starts, its predecessor ends this long after (a duration), or off: it runs to its end")
+	f.Int("lifetime-every", d.LifetimeEvery, "with --lifetime: replay a lifetime from every N-th window only")
 	f.Bool("real-chains", false, "also replay the trace's own service chains (DIR/chains.csv, metrics.json's real_chains)")
 	f.String("real-chains-from", "", "with --real-chains: first head submission, YYYY-MM-DD[THH:MM:SS] in the protocol's zone (empty = the first window's start)")
 	f.String("real-chains-to", "", "with --real-chains: end of the head submissions (excluded), as --real-chains-from (empty = the last window's end)")
@@ -178,6 +196,10 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
+	life, err := lifetimeOptions(c)
+	if err != nil {
+		return err
+	}
 	bar := newProgressBar(g.stderr, c.Progress, g.cfg.JSON)
 	began := time.Now()
 	res, err := evaluate.Run(cmd.Context(), evaluate.In{Trace: c.Trace, Protocol: p}, evaluate.RunOptions{
@@ -186,7 +208,7 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 		Lambda: lambda, DecisionSec: int64(c.Decision / time.Second), Workers: c.Workers,
 		Logger: g.log(), Progress: bar.windows("evaluate"),
 		AllowSkip: c.AllowSkip, FitFlag: partitionFlag(c.Study, "--partition-nodes"), Output: c.Output,
-		RealChains: chains,
+		RealChains: chains, Lifetime: life,
 	})
 	bar.finish()
 	if err != nil {
@@ -206,6 +228,10 @@ func runEvaluate(cmd *cobra.Command, g *globalOptions) error {
 	}
 	fmt.Fprintf(g.stdout, "%s: %d windows in %.1f s; cost = interruption + %g·overlap (h)\n", p.Name, m.Windows, sum.WallSec, m.Lambda)
 	printEvaluateTables(g.stdout, res.Policies, m)
+	if m.Lifetime != nil {
+		printLifetimes(g.stdout, res.Policies, m.Lifetime)
+		fmt.Fprintf(g.stdout, "wrote %s\n", filepath.Join(c.Output, evaluate.LifetimesCSV))
+	}
 	if m.RealChains != nil {
 		printRealChains(g.stdout, m.RealChains)
 		fmt.Fprintf(g.stdout, "wrote %s, %s and %s\n", filepath.Join(c.Output, "metrics.json"), filepath.Join(c.Output, "windows.csv"),

@@ -38,7 +38,9 @@ uses it). --model estimate learns nothing but that parameter for the scheduler's
 start estimate (squeue --start): DIR/manifest.json only, the policy slurm-estimate:DIR;
 --model estimate-rt does the same for that estimate with predicted run times (each
 job's user's recent run-time-to-limit ratio times its limit, sim.PredictRunTimes) in
-place of time limits.
+place of time limits. --model fixed-lead chooses the lead of the fixed-lead baseline
+(submit when P's remaining time to its expected end is at most the lead; sbatch
+--dependency=after:P+N) the same way: the policy fixed-lead:DIR.
 Samples labelled on the decision grid (features build --probes grid) make the replay
 exact at every labelled time.
 
@@ -65,9 +67,9 @@ DIR/calibration.png.`,
 	}
 	f := cmd.Flags()
 	d := defaultConfig().Train
-	f.String("model", d.Model, "model: forest, xgboost, dqn, runtime (job run times), forecast (tau of the Monte Carlo forecast and margin of the runtime estimate, on training windows, with --runtime-model), estimate (no model: choose the margin of the scheduler's own start estimate) or estimate-rt (the same, with predicted run times in place of limits)")
+	f.String("model", d.Model, "model: forest, xgboost, dqn, runtime (job run times), forecast (tau of the Monte Carlo forecast and margin of the runtime estimate, on training windows, with --runtime-model), estimate (no model: choose the margin of the scheduler's own start estimate), estimate-rt (the same, with predicted run times in place of limits) or fixed-lead (no model: choose the lead before P's expected end of the fixed-lead baseline)")
 	f.String("target", d.Target, "forest/xgboost: what to predict: r (Q.start - P.end, hours), interrupt (P(r > 0), binary:logistic, calibrated), cliff (P(r > 0 at the next decision): does waiting one more step cross the cliff), deadline (hours to the last safe decision), wait (Q's wait, hours) or stop (the extra interruption of waiting one more decision, hours per hour of waiting: submit when >= lambda)")
-	f.Duration("overlap-budget", d.OverlapBudget, "operating point: the most mean overlap per window; the rule's parameter (theta, tau, lambda or margin) is chosen per chain size by time-blocked CV on the training windows")
+	f.Duration("overlap-budget", d.OverlapBudget, "operating point: the most mean overlap per window; the rule's parameter (theta, tau, lambda, margin or lead) is chosen per chain size by time-blocked CV on the training windows")
 	f.Bool("budget-every-block", false, "operating point: the overlap budget must hold in each of the --cv time blocks of the training period, not only on average (robust to drift between months); the same as --budget-rule every-block")
 	f.String("budget-rule", "", "operating point: the statistic of the CV overlap held within --overlap-budget: nested (the default: mean + k*sd of the --cv time blocks' means, k the least that holds on every block left out when choosing on the others), mean (over the training windows; the rule of earlier versions) or every-block (the largest of the blocks' means)")
 	f.Duration("stop-horizon", 0, "target stop: the label is the extra interruption of submitting at the last decision within this horizon instead of now, per hour of waiting (0 = the next decision)")
@@ -232,7 +234,7 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	if c.Model == train.KindEstimate || c.Model == string(train.TargetEstimateRT) {
+	if c.Model == train.KindEstimate || c.Model == string(train.TargetEstimateRT) || c.Model == string(train.TargetFixedLead) {
 		m, err := train.FitSamples(cmd.Context(), c.Samples, c.Output, train.Options{Target: train.Target(c.Model), OverlapBudgetH: budgetH, K: c.CV,
 			BudgetEveryBlock: c.BudgetEveryBlock, BudgetRule: rule, Version: version})
 		if err != nil {

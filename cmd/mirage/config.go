@@ -74,6 +74,12 @@ type EvaluateConfig struct {
 	// to RealChainsTo (dates or times in the protocol's zone; empty: the
 	// protocol's windows' span), at most RealChainsMaxLinks links (0:
 	// evaluate.DefaultChainLinks).
+	// Lifetime, when not empty, also replays each policy as a service of
+	// that length (a duration, days as "30d"; evaluate.Lifetimes) from
+	// every LifetimeEvery-th window, with Handover ("off" or a duration).
+	Lifetime           string `mapstructure:"lifetime"`
+	Handover           string `mapstructure:"handover"`
+	LifetimeEvery      int    `mapstructure:"lifetime_every"`
 	RealChains         bool   `mapstructure:"real_chains"`
 	RealChainsFrom     string `mapstructure:"real_chains_from"`
 	RealChainsTo       string `mapstructure:"real_chains_to"`
@@ -396,7 +402,7 @@ func defaultConfig() Config {
 		Train: TrainConfig{Model: "forest", CV: 5, Seed: 1, Device: "cpu", Target: "r", OverlapBudget: time.Hour,
 			Stride: 1, Rollouts: evaluate.DefaultRollouts, ResampleDays: 0, Correlation: evaluate.DefaultCorrelation},
 		Evaluate: EvaluateConfig{Protocol: "mirage-ls6-val", Period: "validation", Policy: "reactive,immediate,avg,slurm-estimate,oracle,oracle-cost", Lambda: 0.5,
-			Decision: 10 * time.Minute, Progress: "auto"},
+			Decision: 10 * time.Minute, Progress: "auto", Handover: "10m", LifetimeEvery: 1},
 		Synth: SynthConfig{
 			Jobs: 20000, Seed: 1, PartitionNodes: 88, Format: "sacct", Utilisation: 0.7,
 			TZ: "America/Chicago", Start: "2022-11-01T00:00:00", Cluster: "synth",
