@@ -443,7 +443,7 @@ func BindTrace(ps []Policy, tjobs []trace.Job, sjobs []sim.Job) error {
 	}
 	for _, p := range ps {
 		var err error
-		switch p := p.(type) {
+		switch p := unwrapPolicy(p).(type) {
 		case *Forecast:
 			if p.F.RT == nil {
 				p.F.RT, err = get(p.dir, false)
@@ -471,7 +471,7 @@ func BindTrace(ps []Policy, tjobs []trace.Job, sjobs []sim.Job) error {
 // called).
 func checkBound(ps []Policy) error {
 	for _, p := range ps {
-		switch p := p.(type) {
+		switch p := unwrapPolicy(p).(type) {
 		case *Forecast:
 			if p.F.RT == nil {
 				return fmt.Errorf("%w: %s: no run-time predictions (evaluate.BindTrace)", ErrPolicy, p.Label)

@@ -24,21 +24,32 @@ type Name struct {
 	Key   string
 	Value float64
 	Swept bool
+	// TimeMin is the name's "tmin=DUR" (Q's --time-min; TimeMinKey), ""
+	// when none; Family keeps it, Kind and Dir do not.
+	TimeMin string
 }
 
 // ParseName takes a policy name apart; it never fails: a name it does not
 // recognise is a built-in policy of its own family.
 func ParseName(policy string) Name {
-	n := Name{Policy: policy, Family: policy}
-	if i := strings.LastIndex(policy, "@"); i >= 0 {
-		key, val, found := strings.Cut(policy[i+1:], "=")
+	n := Name{Policy: policy}
+	base := policy
+	if i := strings.LastIndex(policy, "@"+TimeMinKey+"="); i >= 0 {
+		base, n.TimeMin = policy[:i], policy[i+1:]
+	}
+	n.Family = base
+	if i := strings.LastIndex(base, "@"); i >= 0 {
+		key, val, found := strings.Cut(base[i+1:], "=")
 		if v, err := strconv.ParseFloat(val, 64); found && key != "" && err == nil {
-			n.Family, n.Key, n.Value, n.Swept = policy[:i], key, v, true
+			n.Family, n.Key, n.Value, n.Swept = base[:i], key, v, true
 		}
 	}
 	n.Kind = n.Family
 	if kind, dir, ok := strings.Cut(n.Family, ":"); ok && dir != "" {
 		n.Kind, n.Dir = kind, dir
+	}
+	if n.TimeMin != "" {
+		n.Family += "@" + n.TimeMin
 	}
 	return n
 }

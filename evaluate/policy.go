@@ -477,100 +477,114 @@ func ParsePoliciesIn(list string, thetas []float64, marginSec int64, dirOf func(
 		if s == "" {
 			continue
 		}
-		switch s {
-		case "reactive":
-			out = append(out, Reactive{})
-		case "immediate":
-			out = append(out, Immediate{})
-		case "avg":
-			out = append(out, Avg{})
-		case "slurm-estimate":
-			out = append(out, SlurmEstimate{MarginSec: marginSec})
-		case "slurm-estimate-rt":
-			out = append(out, SlurmEstimate{MarginSec: marginSec, RunTimes: true})
-		case "oracle":
-			out = append(out, Oracle{})
-		case OracleCostName:
-			out = append(out, OracleCost{})
-		case DependencyName:
-			out = append(out, Dependency{})
-		default:
-			if o, ok, err := parseOracleCost(s); ok {
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, o)
-				continue
-			}
-			if f, ok, err := parseFixedLead(s); ok {
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, f)
-				continue
-			}
-			kind, dir, ok := strings.Cut(s, ":")
-			if ok && dir != "" && dirOf != nil {
-				dir = dirOf(dir)
-			}
-			if ok && kind == "dqn" && dir != "" {
-				d, err := NewDQN(s, dir)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, d)
-				continue
-			}
-			if ok && (kind == "forecast" || kind == "runtime-estimate") && dir != "" {
-				f, err := newForecastPolicy(s, kind, dir)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, f)
-				continue
-			}
-			if ok && kind == FixedLeadName && dir != "" {
-				f, err := NewFixedLead(s, dir)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, f)
-				continue
-			}
-			if ok && kind == "slurm-estimate" && dir != "" {
-				e, err := NewTrainedEstimate(s, dir)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, e)
-				continue
-			}
-			if !ok || (kind != "forest" && kind != "xgboost") || dir == "" {
-				return nil, fmt.Errorf("%w %q: %s%s", ErrPolicy, s, policyWant, policyHint(s))
-			}
-			var param *float64
-			if len(thetas) == 1 {
-				param = &thetas[0]
-			}
-			m, err := NewModel(s, dir, param)
-			if err != nil {
+		base, tm, err := cutTimeMin(s)
+		if err != nil {
+			return nil, err
+		}
+		ps, err := parsePolicy(base, thetas, marginSec, dirOf)
+		if err != nil {
+			return nil, err
+		}
+		if tm.set {
+			if ps, err = withTimeMins(ps, tm); err != nil {
 				return nil, err
 			}
-			out = append(out, m)
-			if len(thetas) < 2 {
-				continue
-			}
-			if m.Target != train.TargetR {
-				return nil, fmt.Errorf("%w: --theta sweeps models of r; %s predicts %s (use --sweep)", ErrPolicy, s, m.Target)
-			}
-			for _, th := range thetas {
-				th := th
-				out = append(out, m.withParam(s+"@θ="+strconv.FormatFloat(th, 'g', -1, 64), &th))
-			}
 		}
+		out = append(out, ps...)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%w: no policy", ErrPolicy)
 	}
 	return out, nil
+}
+
+// parsePolicy parses one policy of a list (ParsePoliciesIn), without a
+// time-min suffix: one policy, or a model's θ sweep.
+func parsePolicy(s string, thetas []float64, marginSec int64, dirOf func(string) string) ([]Policy, error) {
+	switch s {
+	case "reactive":
+		return []Policy{Reactive{}}, nil
+	case "immediate":
+		return []Policy{Immediate{}}, nil
+	case "avg":
+		return []Policy{Avg{}}, nil
+	case "slurm-estimate":
+		return []Policy{SlurmEstimate{MarginSec: marginSec}}, nil
+	case "slurm-estimate-rt":
+		return []Policy{SlurmEstimate{MarginSec: marginSec, RunTimes: true}}, nil
+	case "oracle":
+		return []Policy{Oracle{}}, nil
+	case OracleCostName:
+		return []Policy{OracleCost{}}, nil
+	case DependencyName:
+		return []Policy{Dependency{}}, nil
+	default:
+		if o, ok, err := parseOracleCost(s); ok {
+			if err != nil {
+				return nil, err
+			}
+			return []Policy{o}, nil
+		}
+		if f, ok, err := parseFixedLead(s); ok {
+			if err != nil {
+				return nil, err
+			}
+			return []Policy{f}, nil
+		}
+		kind, dir, ok := strings.Cut(s, ":")
+		if ok && dir != "" && dirOf != nil {
+			dir = dirOf(dir)
+		}
+		if ok && kind == "dqn" && dir != "" {
+			d, err := NewDQN(s, dir)
+			if err != nil {
+				return nil, err
+			}
+			return []Policy{d}, nil
+		}
+		if ok && (kind == "forecast" || kind == "runtime-estimate") && dir != "" {
+			f, err := newForecastPolicy(s, kind, dir)
+			if err != nil {
+				return nil, err
+			}
+			return []Policy{f}, nil
+		}
+		if ok && kind == FixedLeadName && dir != "" {
+			f, err := NewFixedLead(s, dir)
+			if err != nil {
+				return nil, err
+			}
+			return []Policy{f}, nil
+		}
+		if ok && kind == "slurm-estimate" && dir != "" {
+			e, err := NewTrainedEstimate(s, dir)
+			if err != nil {
+				return nil, err
+			}
+			return []Policy{e}, nil
+		}
+		if !ok || (kind != "forest" && kind != "xgboost") || dir == "" {
+			return nil, fmt.Errorf("%w %q: %s%s", ErrPolicy, s, policyWant, policyHint(s))
+		}
+		var param *float64
+		if len(thetas) == 1 {
+			param = &thetas[0]
+		}
+		m, err := NewModel(s, dir, param)
+		if err != nil {
+			return nil, err
+		}
+		out := []Policy{m}
+		if len(thetas) < 2 {
+			return out, nil
+		}
+		if m.Target != train.TargetR {
+			return nil, fmt.Errorf("%w: --theta sweeps models of r; %s predicts %s (use --sweep)", ErrPolicy, s, m.Target)
+		}
+		for _, th := range thetas {
+			th := th
+			out = append(out, m.withParam(s+"@θ="+strconv.FormatFloat(th, 'g', -1, 64), &th))
+		}
+		return out, nil
+	}
 }

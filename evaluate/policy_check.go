@@ -17,7 +17,7 @@ var policyDirKinds = []string{"slurm-estimate", "runtime-estimate", "forecast", 
 
 // policyWant is what an unknown policy's error asks for.
 var policyWant = "want reactive, immediate, avg, dependency, fixed-lead, fixed-lead@lead=H, fixed-lead:DIR, slurm-estimate, slurm-estimate-rt, slurm-estimate:DIR, runtime-estimate:DIR, forecast:DIR, oracle, " +
-	OracleCostName + ", " + OracleCostName + "@λ=V, forest:DIR, xgboost:DIR or dqn:DIR"
+	OracleCostName + ", " + OracleCostName + "@λ=V, forest:DIR, xgboost:DIR or dqn:DIR, a causal one optionally with @tmin=DUR"
 
 // policyHint is "; did you mean NAME?" for a mistyped policy name (a
 // KIND:DIR's KIND compared with the kinds), or "".
@@ -35,7 +35,8 @@ func policyHint(s string) string {
 // does, without opening any model directory: each name is known (a
 // KIND:DIR's kind, with a DIR), oracle-cost@λ=V's V is a finite number
 // >= 0, and none is given twice. A list that passes can still fail
-// ParsePolicies on a DIR that holds no model of its kind.
+// ParsePolicies on a DIR that holds no model of its kind. Any causal
+// policy may end in "@tmin=DUR" (Q's --time-min; TimeMinKey).
 func CheckPolicies(list string) error {
 	seen := map[string]bool{}
 	for _, s := range strings.Split(list, ",") {
@@ -47,6 +48,13 @@ func CheckPolicies(list string) error {
 			return fmt.Errorf("%w: %q given twice", ErrPolicy, s)
 		}
 		seen[s] = true
+		s, tm, err := cutTimeMin(s)
+		if err != nil {
+			return err
+		}
+		if n := ParseName(s); tm.set && n.IsOracle() {
+			return fmt.Errorf("%w %q: a hindsight policy takes no @%s", ErrPolicy, s+"@"+TimeMinKey+"="+tm.text, TimeMinKey)
+		}
 		if slices.Contains(policyNames, s) {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mirage-hpc/mirage/features"
+	"github.com/mirage-hpc/mirage/sim"
 	"github.com/mirage-hpc/mirage/train"
 )
 
@@ -40,16 +41,15 @@ type HeldQ interface {
 }
 
 func isHeld(p Policy) bool {
-	_, ok := p.(HeldQ)
+	_, ok := unwrapPolicy(p).(HeldQ)
 	return ok
 }
 
 // heldOutcome forks tl's simulation at t (where Advance left it), submits
-// Q held until P ends, runs the fork until Q starts and returns Q's
+// Q (template q) held until P ends, runs the fork until Q starts and returns Q's
 // start and r against P's end in the fork (pEnd when P has not started).
-func heldOutcome(ctx context.Context, tl *features.Timeline, t, pEnd int64) (label, error) {
+func heldOutcome(ctx context.Context, tl *features.Timeline, t, pEnd int64, q sim.Job) (label, error) {
 	f := tl.Sim().Clone(nil)
-	q := tl.Q()
 	q.Submit, q.After = t, tl.PID()
 	qid, err := f.Submit(q)
 	if err != nil {
@@ -63,7 +63,8 @@ func heldOutcome(ctx context.Context, tl *features.Timeline, t, pEnd int64) (lab
 	if st, ok := f.Started(tl.PID()); ok {
 		end = st + tl.P().RunSec
 	}
-	return label{done: true, qStart: qStart, rSec: qStart - end}, nil
+	lim, _ := f.Limit(qid)
+	return label{done: true, qStart: qStart, rSec: qStart - end, qLimit: lim}, nil
 }
 
 // FixedLeadName is the fixed-lead baseline's family name.

@@ -257,7 +257,11 @@ func decideChain(ctx context.Context, tl *features.Timeline, policies []Policy, 
 			if ok {
 				chosen[i] = k
 				if isHeld(pol) {
-					l, err := heldOutcome(ctx, tl, t, pEnd)
+					q := tl.Q()
+					if withTM {
+						q.TimeMinSec = tp.QTimeMinSec()
+					}
+					l, err := heldOutcome(ctx, tl, t, pEnd, q)
 					if err != nil {
 						return chainOutcome{}, fmt.Errorf("policy %s at %d: %w", pol.Name(), t, err)
 					}
@@ -267,7 +271,7 @@ func decideChain(ctx context.Context, tl *features.Timeline, policies []Policy, 
 					held[i] = l
 				}
 			}
-			if ok && withTM {
+			if ok && withTM && !isHeld(pol) {
 				qq := tl.Q()
 				qq.TimeMinSec = tp.QTimeMinSec()
 				res, err := tl.QStartWith(ctx, t, pEnd, qq)
