@@ -80,7 +80,11 @@ func (r *LifetimeRow) DowntimeSec() int64 { return r.To - r.From - r.UpSec }
 // grid time of that link: the oracle of one link at a time; a HeldQ
 // policy's successor held until its predecessor ends), each link with
 // the chain's limit and run time, until a link's expected end covers
-// From + LengthSec. With a handover, a link ends HandoverSec after its
+// From + LengthSec. A successor is submitted with Q's time-min (the
+// protocol's, or a TimeMinPolicy's own): a link backfill granted a
+// shorter limit (sim.Sim.Limit) ends at it, and its successor is decided
+// on for that end (its decision grid and features, and whether the
+// lifetime needs one more link). With a handover, a link ends HandoverSec after its
 // successor starts. Each policy has its own timeline. Rows are ordered by
 // chain size, window, then policy. jobs are the simulator's jobs.
 func Lifetimes(ctx context.Context, jobs []sim.Job, policies []Policy, o Options, lo LifetimeOptions) ([]LifetimeRow, error) {
@@ -185,6 +189,10 @@ func replayLifetime(ctx context.Context, jobs []sim.Job, fo *features.Options, p
 		if k == 0 {
 			row.From, row.To = pStart, pStart+lo.LengthSec
 		}
+		if lim, ok := pre.Limit(pid); ok && lim < p.LimitSec { // a time-min link granted less
+			tl.GrantP(lim)
+			p = tl.P()
+		}
 		links = append(links, lifeLink{id: pid, submit: p.Submit, start: pStart})
 		if k > 0 {
 			if err := hs.add(s, links[k-1].id, pid, pStart); err != nil {
@@ -203,6 +211,7 @@ func replayLifetime(ctx context.Context, jobs []sim.Job, fo *features.Options, p
 			}
 		}
 		c, _ := pol.(Causal)
+		tp, withTM := pol.(TimeMinPolicy)
 		for gi, t := range grid {
 			if c == nil && t < at {
 				continue
@@ -215,7 +224,11 @@ func replayLifetime(ctx context.Context, jobs []sim.Job, fo *features.Options, p
 			}
 			ok := gi == len(grid)-1 || c == nil
 			if !ok {
-				if ok, err = c.Decide(decisionContext(ctx, tl, t, local)); err != nil {
+				dc := decisionContext(ctx, tl, t, local)
+				if withTM {
+					dc.Q.TimeMinSec = tp.QTimeMinSec()
+				}
+				if ok, err = c.Decide(dc); err != nil {
 					return LifetimeRow{}, fmt.Errorf("link %d at %d: %w", k, t, err)
 				}
 			}
@@ -224,6 +237,9 @@ func replayLifetime(ctx context.Context, jobs []sim.Job, fo *features.Options, p
 			}
 		}
 		q := tl.Q()
+		if withTM {
+			q.TimeMinSec = tp.QTimeMinSec()
+		}
 		if isHeld(pol) {
 			q.After = pid
 		}

@@ -19,7 +19,10 @@ func account(row *LifetimeRow, f *sim.Sim, links []lifeLink, nodes int64) {
 		}
 		end, ended := f.Ended(l.id)
 		if !ended {
-			end = st + f.Job(l.id).RunSec // still running at To
+			end = st + f.Job(l.id).RunSec // still running at To: to its run time or granted limit
+			if lim, ok := f.Limit(l.id); ok {
+				end = min(end, st+lim)
+			}
 		}
 		row.Links = append(row.Links, LifetimeLink{Submit: l.submit, Start: st, End: end})
 		spans = append(spans, span{st, end})
