@@ -35,8 +35,10 @@ GPUs, tab-separated), plan the scheduler's estimate of Q's start for that column
 
 --watch decides again at every decision time (or every --interval) until the
 decision is to submit; --submit then runs sbatch on the --successor script (with
---dependency=afterany:P when --dependency is set; --name sets Q's job name) and
-prints Q's job ID; --dry-run prints the sbatch command instead. Commands run with
+--dependency=afterany:P when --dependency is set, --time-min when --time-min is
+set; --name sets Q's job name) and prints Q's job ID; --dry-run prints the sbatch
+command instead. With --time-min every decision also prints Q's sbatch line (with
+its --dependency and --time-min) to run when the decision is to submit. Commands run with
 argv, never through a shell. Every decision is written as one JSON line to --audit
 (time, features digest, score, decision). SIGINT or SIGTERM stops cleanly (exit 130).`,
 		Args:    usageArgs(cobra.NoArgs),
@@ -58,6 +60,7 @@ argv, never through a shell. Every decision is written as one JSON line to --aud
 	f.Duration("interval", 0, "with --watch: time between decisions (0 = the model's decision grid, 10 minutes)")
 	f.Bool("submit", false, "submit Q with sbatch when the decision is to submit")
 	f.Bool("dependency", false, "submit Q with --dependency=afterany:P")
+	f.Duration("time-min", 0, "submit Q with sbatch --time-min of this duration (e.g. 6h): the scheduler may start it earlier under a shorter limit; every decision then prints Q's sbatch line (0 = none)")
 	f.Bool("dry-run", false, "print the sbatch command instead of running it")
 	f.String("partition", "", "partition whose nodes sinfo counts and whose jobs form the queue (empty = P's jobs' partition, every node)")
 	f.String("tz", "", "zone of the times squeue --format and sacct print (empty = local)")
@@ -69,7 +72,7 @@ argv, never through a shell. Every decision is written as one JSON line to --aud
 type adviseOptions struct {
 	Model, Job, Successor, Name, Partition, Audit string
 	Watch, Submit, Dependency, DryRun, JSON       bool
-	Interval                                      time.Duration
+	Interval, TimeMin                             time.Duration
 	Location                                      *time.Location
 }
 
@@ -87,6 +90,10 @@ func adviseFlags(cmd *cobra.Command, g *globalOptions) (adviseOptions, error) {
 	o.Dependency, _ = f.GetBool("dependency")
 	o.DryRun, _ = f.GetBool("dry-run")
 	o.Interval, _ = f.GetDuration("interval")
+	o.TimeMin, _ = f.GetDuration("time-min")
+	if o.TimeMin < 0 || o.TimeMin%time.Second != 0 {
+		return o, usagef("advise: --time-min %s: want a whole number of seconds >= 0", o.TimeMin)
+	}
 	o.JSON = g.cfg.JSON
 	tz, _ := f.GetString("tz")
 	if tz != "" {
@@ -118,6 +125,9 @@ type adviseResult struct {
 	Submitted string   `json:"submitted_job,omitempty"`
 	Command   []string `json:"command,omitempty"`
 	DryRun    bool     `json:"dry_run,omitempty"`
+	// Sbatch is, with --time-min, the sbatch line for Q (its dependency
+	// and time-min) that a user would run when the decision is to submit.
+	Sbatch []string `json:"sbatch,omitempty"`
 }
 
 // runAdvise runs mirage advise with commands run by r; now, when not nil,
@@ -140,10 +150,22 @@ func runAdvise(ctx context.Context, g *globalOptions, o adviseOptions, r advise.
 		defer closeFn()
 		a.Audit = w
 	}
+	so := advise.SubmitOptions{Script: o.Successor, Name: o.Name, DryRun: o.DryRun, TimeMinSec: int64(o.TimeMin / time.Second)}
+	if o.Dependency {
+		so.AfterJob = o.Job
+	}
+	var line []string // with --time-min: Q's sbatch line
+	if so.TimeMinSec > 0 {
+		lo := so
+		if lo.Script == "" {
+			lo.Script = "Q.sbatch"
+		}
+		line = append([]string{"sbatch"}, advise.SbatchArgs(lo)[1:]...) // without --parsable
+	}
 	var emitErr error
 	show := func(d advise.Decision) {
 		if emitErr == nil && (!d.Submit || !(o.Submit || o.DryRun)) {
-			emitErr = emitDecision(g.stdout, o.JSON, adviseResult{Decision: d})
+			emitErr = emitDecision(g.stdout, o.JSON, adviseResult{Decision: d, Sbatch: line})
 		}
 	}
 	var d advise.Decision
@@ -164,15 +186,32 @@ func runAdvise(ctx context.Context, g *globalOptions, o adviseOptions, r advise.
 	if !d.Submit || !(o.Submit || o.DryRun) {
 		return nil
 	}
-	so := advise.SubmitOptions{Script: o.Successor, Name: o.Name, DryRun: o.DryRun}
-	if o.Dependency {
-		so.AfterJob = o.Job
-	}
 	id, argv, err := advise.Submit(ctx, r, so)
 	if err != nil {
 		return err
 	}
 	return emitDecision(g.stdout, o.JSON, adviseResult{Decision: d, Submitted: id, Command: argv, DryRun: o.DryRun})
+}
+
+// shellLine writes argv as a line to paste in a shell: each argument
+// that holds anything but letters, digits and -_=:./,+@% single-quoted.
+func shellLine(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		plain := a != ""
+		for _, c := range a {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_=:./,+@%", c)) {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			out[i] = a
+		} else {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 func openAudit(path string, stderr io.Writer) (io.Writer, func(), error) {
@@ -222,6 +261,9 @@ func emitDecision(w io.Writer, asJSON bool, r adviseResult) error {
 	}
 	if d.NextAsk > 0 {
 		fmt.Fprintf(w, "  ask again at %s\n", t(d.NextAsk))
+	}
+	if len(r.Sbatch) > 0 {
+		fmt.Fprintf(w, "  submit Q with: %s\n", shellLine(r.Sbatch))
 	}
 	switch {
 	case r.DryRun:
