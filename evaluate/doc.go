@@ -116,6 +116,13 @@
 // lead train --model fixed-lead chose on training windows for the
 // overlap budget).
 //
+// Q's --time-min: the protocol's (features.Options.QTimeMinSec) for every
+// policy, or a causal policy's own (TimeMinPolicy: WithTimeMin, the
+// policy list's "BASE@tmin=DUR"). Replay labels that policy's Q with it;
+// Lifetimes submit each successor link with it, and a link backfill
+// granted a shorter limit (sim.Sim.Limit) ends at it: its successor is
+// decided on for that end, and the lifetime may need more links.
+//
 // Glossary: r = Q.start - P.end (seconds; > 0 interruption, < 0 overlap);
 // cost = interruption + λ·overlap (hours; λ is metrics.json's lambda);
 // load class = the reactive policy's interruption: light (<= 2 h),

@@ -79,7 +79,11 @@ with the run-time model's medians, at the margin chosen by train --model forecas
 DIR from it, or a run-time model: margin 0), forecast:DIR (P(r > 0) by Monte Carlo
 rollouts of the live queue with run times drawn from the run-time model; submit
 when it reaches the τ chosen by train --model forecast, or 0.5; --sweep adds τ
-variants).
+variants). Any causal policy may end in @tmin=DURATION (reactive@tmin=6h,
+xgboost:DIR@tmin=90m): it decides as before but submits Q with that sbatch
+--time-min in place of the protocol's (--q-time-min), so backfill may start Q
+earlier under a shorter limit; with --lifetime every successor link it submits has
+it, and a link granted less ends at that limit. Such a variant is not swept.
 Protocols: ` + strings.Join(features.ProtocolNames, ", ") + `.`,
 		Args:        usageArgs(cobra.NoArgs),
 		Annotations: map[string]string{configSection: "evaluate"},
