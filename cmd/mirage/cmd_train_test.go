@@ -197,6 +197,10 @@ func TestTrain_TargetsAndOperatingPoint(t *testing.T) {
 	if a, err := train.Open(est + "-fl"); err != nil || a.Manifest.Target != string(train.TargetFixedLead) || a.Manifest.OperatingPoint.Param != "lead_h" {
 		t.Errorf("fixed-lead manifest: %v %+v", err, a)
 	}
+	// report on it names the policy that evaluates it
+	if _, e, code := run(t, "report", est+"-fl"); code != exitUsage || !strings.Contains(e, "--policy reactive,fixed-lead:"+est+"-fl ") {
+		t.Errorf("report on a fixed-lead model: exit %d, want %d naming fixed-lead:DIR: %s", code, exitUsage, e)
+	}
 	for name, args := range map[string][]string{
 		"BadTarget": {"train", "--target", "cost", "--samples", samples, "-o", est},
 		"NegBudget": {"train", "--overlap-budget", "-1h", "--samples", samples, "-o", est},
