@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -372,10 +373,14 @@ func (a *Analysis) figures() ([]figure, error) {
 				ls = append(ls, s)
 			}
 		}
-		one := 1.0
-		specs = append(specs, figSpec{name: "wait_cdf", section: "waits", title: "Wait time CDF by node count",
-			caption: "Share of jobs that waited at most x (log axis; waits under a minute drawn at 1 min).",
-			xLabel:  "wait = Start − Submit (log scale)", yLabel: "share of jobs", logHours: true, yMax: &one, lines: ls})
+		// no known wait (no job with both a submit and a start time): no
+		// figure, whose log axis would have no range
+		if slices.ContainsFunc(ls, func(s series) bool { return len(s.x) > 0 }) {
+			one := 1.0
+			specs = append(specs, figSpec{name: "wait_cdf", section: "waits", title: "Wait time CDF by node count",
+				caption: "Share of jobs that waited at most x (log axis; waits under a minute drawn at 1 min).",
+				xLabel:  "wait = Start − Submit (log scale)", yLabel: "share of jobs", logHours: true, yMax: &one, lines: ls})
+		}
 	}
 	if !absent("runtime_limit") && len(a.RunLimit) > 0 {
 		var names []string

@@ -27,7 +27,7 @@ var body = template.Must(template.New("body").Funcs(htmlpage.Funcs()).Funcs(temp
 <dl class="facts">
 <dt>trace</dt><dd>{{.A.Trace}}{{with .A.Format}} ({{.}}){{end}}</dd>
 <dt>jobs</dt><dd>{{i64 .A.Jobs}}</dd>
-<dt>submissions</dt><dd>{{utc .A.FirstSubmitMs}} to {{utc .A.LastSubmitMs}} UTC</dd>
+<dt>submissions</dt><dd>{{if or .A.FirstSubmitMs .A.LastSubmitMs}}{{utc .A.FirstSubmitMs}} to {{utc .A.LastSubmitMs}} UTC{{else}}submission dates unknown (no job has a submit time){{end}}</dd>
 <dt>zone</dt><dd>{{.A.Zone}} (months, days and hours)</dd>
 <dt>chains</dt><dd>{{i64 .A.ChainSummary.Chains}} chains, {{i64 .A.ChainSummary.Links}} links, {{h .A.ChainSummary.InterruptH}} h of real interruption ({{f2 .A.ChainSummary.InterruptPCM}} h per chain-month)</dd>
 </dl>

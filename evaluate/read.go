@@ -155,13 +155,17 @@ func (m Metrics) ModelFamilies() []string {
 func notEvaluationHint(dir string) string {
 	if b, err := os.ReadFile(filepath.Join(dir, "manifest.json")); err == nil {
 		var m struct {
-			Kind string `json:"kind"`
+			Kind   string `json:"kind"`
+			Target string `json:"target"`
 		}
 		if json.Unmarshal(b, &m) == nil && m.Kind != "" {
 			policy := m.Kind + ":" + dir
 			switch m.Kind {
 			case "estimate":
 				policy = "slurm-estimate:" + dir
+				if m.Target == "fixed-lead" { // train --model fixed-lead: the lead of the fixed-lead baseline
+					policy = "fixed-lead:" + dir
+				}
 			case "runtime":
 				policy = "runtime-estimate:" + dir
 			}

@@ -96,8 +96,13 @@ func windowBudget(budget int, limitSec int64) int {
 // long jobs (proposeChainShape: their common limit, 1 node and their
 // common multi-node size), warm windows with inferred
 // dependencies and capacity, the decision grid and a 1 h overlap budget,
-// or o.ModelsFrom's models, policies, budget, sweep and predictions. It refuses a trace whose dates are relative to 1970 (an SWF file
-// without its start time) and one too short for a window in each period.
+// or o.ModelsFrom's models, policies, budget, sweep and predictions. It
+// refuses a trace whose dates are relative to 1970 (an SWF file without
+// its start time) and one too short for a window in each period. Its
+// refusals caused by the trace's data (no submit time, dates relative to
+// 1970, no recorded start or end to size the partition by, too short a
+// span) wrap ErrTraceFit beside ErrStudy; those of o (a bad share, zone
+// or partition size) wrap ErrStudy only.
 func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 	if o.Name == "" {
 		o.Name = "study"
@@ -110,6 +115,9 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 	}
 	if !(o.TrainShare > 0 && o.TrainShare < 1) {
 		return nil, fmt.Errorf("%w: train share %v: want 0 < share < 1", ErrStudy, o.TrainShare)
+	}
+	if o.PartitionNodes < 0 {
+		return nil, fmt.Errorf("%w: partition nodes %d: want >= 0 (0 = the trace's peak)", ErrStudy, o.PartitionNodes)
 	}
 	loc, err := time.LoadLocation(o.Zone)
 	if err != nil {
@@ -168,14 +176,11 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 	fit := sim.CheckFit(jobs, fitNodes, 0, 0)
 	noStarts := fit.KnownWaits == 0 && fit.StartUnknown > 0
 	if noStarts && o.PartitionNodes <= 0 {
-		return nil, fmt.Errorf("%w: %s, and the partition size cannot be inferred: give it (study init --partition-nodes N; make run NODES=N), and the study will use cold windows without inferred dependencies or capacity",
-			ErrStudy, noStartsText(fit, part.name))
+		return nil, traceFit(fmt.Errorf("%w: %s, and the partition size cannot be inferred: give it (study init --partition-nodes N; make run NODES=N), and the study will use cold windows without inferred dependencies or capacity",
+			ErrStudy, noStartsText(fit, part.name)))
 	}
 	if peak == 0 && !noStarts {
-		return nil, fmt.Errorf("%w: no job of the trace has both a start and an end: the partition size cannot be inferred; give it (study init --partition-nodes N; make run NODES=N)", ErrStudy)
-	}
-	if o.PartitionNodes < 0 {
-		return nil, fmt.Errorf("%w: partition nodes %d: want >= 0 (0 = the trace's peak)", ErrStudy, o.PartitionNodes)
+		return nil, traceFit(fmt.Errorf("%w: no job of the trace has both a start and an end: the partition size cannot be inferred; give it (study init --partition-nodes N; make run NODES=N)", ErrStudy))
 	}
 	nodes, nodesFrom := peak, "the most nodes the trace's jobs held at once"
 	if part.name != "" {
@@ -234,7 +239,7 @@ func Propose(jobs []trace.Job, o ProposeOptions) (*Proposal, error) {
 	if plan.problem != "" {
 		return &Proposal{Study: s, Problem: plan.problem + ": edit periods (warmup, workload, and each period's start, windows and stride) and chains.limit in the study, or use a longer trace",
 				Notes: []string{fmt.Sprintf("partition of %d nodes: %s", nodes, nodesFrom)}},
-			fmt.Errorf("%w: %s: too short for a study (see the study's PROBLEM)", ErrStudy, plan.problem)
+			traceFit(fmt.Errorf("%w: %s: too short for a study (see the study's PROBLEM)", ErrStudy, plan.problem))
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err

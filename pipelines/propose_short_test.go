@@ -89,8 +89,8 @@ func TestPlanWindows_Folds(t *testing.T) {
 // fit at 0 windows, which the study's check then names; and an error.
 func TestPropose_TooShortProblem(t *testing.T) {
 	p, err := Propose(shortTrace(100, 48*time.Hour), ProposeOptions{Name: "tiny"})
-	if !errors.Is(err, ErrStudy) || !strings.Contains(err.Error(), "the trace spans 99h") {
-		t.Fatalf("Propose error %v, want ErrStudy naming the span", err)
+	if !errors.Is(err, ErrStudy) || !errors.Is(err, ErrTraceFit) || !strings.Contains(err.Error(), "the trace spans 99h") {
+		t.Fatalf("Propose error %v, want ErrStudy and ErrTraceFit naming the span", err)
 	}
 	if p == nil || !strings.Contains(p.Problem, "edit periods") || !strings.Contains(p.Problem, "no shorter window fits a 48h chain") {
 		t.Fatalf("proposal %+v: want the problem and what to edit", p)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,8 +42,8 @@ func TestStudyInit_TooShort(t *testing.T) {
 	writeHourly(t, tr, 100)
 	st := filepath.Join(dir, "tiny.yaml")
 	_, stderr, code := run(t, "study", "init", "--trace", tr, "-o", st)
-	if code == 0 {
-		t.Fatal("study init of a 99 h trace succeeded")
+	if code != exitBadInput {
+		t.Fatalf("study init of a 99 h trace: exit %d, want %d (the trace's data, not the flags)\n%s", code, exitBadInput, stderr)
 	}
 	if !strings.Contains(stderr, "wrote "+st+" with its problem marked") || !strings.Contains(stderr, "edit periods") {
 		t.Errorf("stderr:\n%s", stderr)
@@ -73,5 +74,38 @@ func TestStudyInit_ShortTrace(t *testing.T) {
 	}
 	if _, stderr, code := run(t, "study", "show", st); code != 0 {
 		t.Errorf("study show: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestStudyInit_DataRefusalsExit2: study init's refusals caused by the
+// trace's data exit 2 (bad input data), those caused by its flags 3.
+func TestStudyInit_DataRefusalsExit2(t *testing.T) {
+	dir := t.TempDir()
+	// No job ever started: nothing to size the partition by.
+	never := filepath.Join(dir, "never.parquet")
+	w, err := trace.Create(never, trace.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 50 {
+		j := trace.NewJob()
+		j.JobID = fmt.Sprint("n", i)
+		j.Submit, j.NNodes, j.TimelimitSec = t0.Add(time.Duration(i)*time.Hour), 1, 3600
+		if err := w.Write(&j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := run(t, "study", "init", "--trace", never, "-o", filepath.Join(dir, "never.yaml"))
+	if code != exitBadInput || !strings.Contains(stderr, "no job of the trace has both a start and an end") {
+		t.Errorf("study init of a trace whose jobs never ran: exit %d, want %d naming the missing starts\n%s", code, exitBadInput, stderr)
+	}
+	// A bad flag stays usage, even on a trace the data would refuse.
+	_, stderr, code = run(t, "study", "init", "--trace", never, "-o", filepath.Join(dir, "neg.yaml"), "--partition-nodes", "-1")
+	if code != exitUsage || !strings.Contains(stderr, "partition nodes -1") {
+		t.Errorf("study init --partition-nodes -1: exit %d, want %d\n%s", code, exitUsage, stderr)
 	}
 }

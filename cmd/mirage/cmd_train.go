@@ -21,7 +21,7 @@ import (
 
 func newTrainCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "train --model forest|xgboost --samples S.parquet -o DIR | --model dqn|runtime --trace T.parquet --protocol NAME -o DIR",
+		Use:   "train --model forest|xgboost|estimate|estimate-rt|fixed-lead --samples S.parquet -o DIR | --model dqn|runtime|forecast --trace T.parquet --protocol NAME -o DIR",
 		Short: "Train a tree model of a target (r, interrupt, cliff, deadline, wait, stop), the estimate's margin, or a DQN, at an operating point chosen on training data",
 		Long: `Read labelled samples (from mirage features build), cross-validate with time-blocked
 folds over windows (a gap of one window span between training and test windows), fit
@@ -193,7 +193,7 @@ type trainCV struct {
 
 // trainModelKinds are the kinds train --model takes.
 var trainModelKinds = []string{train.KindForest.String(), train.KindXGBoost.String(), train.KindEstimate, string(train.TargetEstimateRT),
-	"dqn", "runtime", evaluate.ForecastKind}
+	"dqn", "runtime", evaluate.ForecastKind, string(train.TargetFixedLead)}
 
 // foldsHint adds to a train.ErrFolds error the flag that fixes it: the
 // samples have too few windows, or too short a span, for the --cv folds.

@@ -187,6 +187,20 @@ func TestTrain_TargetsAndOperatingPoint(t *testing.T) {
 	if err != nil || a.Manifest.Target != string(train.TargetEstimateRT) || a.Manifest.OperatingPoint.Rule != train.RuleText(train.TargetEstimateRT) {
 		t.Errorf("estimate-rt manifest: %v %+v", err, a)
 	}
+	// fixed-lead chooses the lead on P's remaining time: a model kind
+	// train --model takes.
+	flSamples := filepath.Join(dir, "fl.parquet")
+	writeSamples(t, flSamples, []string{"p_remaining_sec", "b"})
+	if _, e, code := run(t, "train", "--model", "fixed-lead", "--samples", flSamples, "-o", est+"-fl"); code != 0 {
+		t.Fatalf("fixed-lead: exit %d: %s", code, e)
+	}
+	if a, err := train.Open(est + "-fl"); err != nil || a.Manifest.Target != string(train.TargetFixedLead) || a.Manifest.OperatingPoint.Param != "lead_h" {
+		t.Errorf("fixed-lead manifest: %v %+v", err, a)
+	}
+	// report on it names the policy that evaluates it
+	if _, e, code := run(t, "report", est+"-fl"); code != exitUsage || !strings.Contains(e, "--policy reactive,fixed-lead:"+est+"-fl ") {
+		t.Errorf("report on a fixed-lead model: exit %d, want %d naming fixed-lead:DIR: %s", code, exitUsage, e)
+	}
 	for name, args := range map[string][]string{
 		"BadTarget": {"train", "--target", "cost", "--samples", samples, "-o", est},
 		"NegBudget": {"train", "--overlap-budget", "-1h", "--samples", samples, "-o", est},

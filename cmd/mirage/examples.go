@@ -17,7 +17,10 @@ mirage pipeline run synth -o runs     # every stage of the built-in study, cache
 mirage help exit-codes`,
 	"mirage ingest": `mirage ingest --tz America/Chicago -o synth.parquet data/synth-500.sacct
 mirage ingest --tz America/Chicago -o jan.parquet jan.sacct.gz --json
-mirage ingest --start-time 2024-01-01T00:00:00Z --cores-per-node 128 -o swf.parquet trace.swf`,
+mirage ingest --start-time 2024-01-01T00:00:00Z --cores-per-node 128 -o swf.parquet trace.swf
+mirage ingest --format csv --columns eagle -o eagle.parquet eagle.csv     # NREL Eagle's column names
+mirage ingest --columns job_id=JobID,submit_time=Submit,wallclock_req=TimelimitSec -o mine.parquet mine.csv
+mirage ingest --keep-current --tz America/Chicago -o synth.parquet data/synth-500.sacct     # nothing to do when it holds this input`,
 	"mirage trace":       `mirage trace stats synth.parquet`,
 	"mirage trace stats": "mirage trace stats synth.parquet\nmirage trace stats synth.parquet --json | jq .wait_sec",
 	"mirage synth": `mirage synth --jobs 20000 --seed 1 -o synth.sacct
@@ -33,13 +36,20 @@ mirage sim profile show my.yaml --json`,
 	"mirage features":   `mirage features build --trace synth.parquet --study synth -o train.parquet`,
 	"mirage features build": `mirage features build --trace synth.parquet --study synth -o train.parquet
 mirage features build --trace synth.parquet --study synth --period validation -o val.parquet
-mirage features build --trace mine.parquet --protocol ls6 --start 2024-01-01T00:00:00 --windows 300 --partition-nodes 120 -o train.parquet`,
+mirage features build --trace mine.parquet --protocol ls6 --start 2024-01-01T00:00:00 --windows 300 --partition-nodes 120 -o train.parquet
+mirage features build --trace synth.parquet --study synth --wide -o train-wide.parquet     # the wide_* columns for long waits
+mirage features build --trace synth.parquet --study synth --q-time-min 24h -o train-tm.parquet     # Q submitted with --time-min 24h`,
 	"mirage train": `mirage train --model forest --samples train.parquet -o forest
 mirage train --model xgboost --target interrupt --samples train.parquet --cv 3 -o xgb
+mirage train --model xgboost --target stop --stop-horizon 4h --samples train.parquet -o xgb-stop
+mirage train --model fixed-lead --samples train.parquet -o lead     # no model: the lead of the policy fixed-lead:lead
 mirage train --model dqn --trace synth.parquet --study synth -o dqn`,
 	"mirage predict": `mirage predict --model xgb --samples val.parquet -o pred.parquet`,
 	"mirage evaluate": `mirage evaluate --trace synth.parquet --study synth --policy reactive,avg,oracle,xgboost:xgb -o eval
-mirage evaluate --trace ls6.parquet --protocol ls6-val --policy reactive,slurm-estimate,oracle-cost --sweep -o eval`,
+mirage evaluate --trace ls6.parquet --protocol ls6-val --policy reactive,slurm-estimate,oracle-cost --sweep -o eval
+mirage evaluate --trace synth.parquet --study synth --policy reactive,fixed-lead:lead,xgboost:xgb --real-chains -o eval     # and the trace's own chains
+mirage evaluate --trace synth.parquet --study synth --policy reactive,oracle,xgboost:xgb --lifetime 30d --handover 30m -o eval-30d
+mirage evaluate --trace synth.parquet --study synth --policy reactive,oracle --q-time-min 24h -o eval-tm`,
 	"mirage report": `mirage report --trace synth.parquet eval     # writes eval/report/report.html
 mirage report runs/stages/evaluate-KEY`,
 	"mirage study": `mirage study show synth
@@ -55,7 +65,7 @@ mirage pipeline run my.yaml --trace mine.parquet -o runs --jobs 2
 mirage pipeline run my.yaml --trace mine.parquet -o runs --force train-xgboost-r`,
 	"mirage pipeline status": `mirage pipeline status synth -o runs
 mirage pipeline status my.yaml --trace mine.parquet -o runs --json`,
-	"mirage pipeline run-stage": `mirage pipeline run-stage my.yaml --stage evaluate -o runs     # what a Slurm job of pipeline run --executor slurm runs`,
+	"mirage pipeline run-stage": `mirage pipeline run-stage evaluate my.yaml -o runs --key-version v1.2.0     # what a Slurm job of pipeline run --executor slurm runs`,
 	"mirage analyze": `mirage analyze synth.parquet -o synth-analysis
 mirage analyze ls6.parquet --profile ls6 -o ls6-analysis`,
 	"mirage advise": `mirage advise --model xgb --job 123456

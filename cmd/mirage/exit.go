@@ -47,7 +47,7 @@ var exitStatuses = []exitStatus{
 	{exitBadInput, "bad input data: a bad row with --strict (the message names file:line: field), " +
 		"an unknown or fixed-width format, an empty or header-only input, truncated compressed input; " +
 		"a trace that is not a readable Parquet file (damaged, or not written by mirage ingest: the message says to run it); " +
-		"a trace that does not fit the study (its jobs wider than the cluster, no job in the chains' partition, no submit times, dates relative to 1970); " +
+		"a trace that does not fit the study or that study init cannot propose one for (its jobs wider than the cluster, no job in the chains' partition, no submit times, dates relative to 1970, no recorded start to size the partition by, a span too short for the windows); " +
 		"a samples table whose features differ from the model's (the message names them), " +
 		"a model directory failing its seal (the manifest or a file changed, or written before seals: train it again), " +
 		"of a kind the command does not take (the message names the commands that do), not fitting its manifest, or scoring NaN or infinity"},

@@ -146,7 +146,7 @@ func TestBadValues(t *testing.T) {
 // TestMessages checks the messages that used to mislead.
 func TestMessages(t *testing.T) {
 	stderr := wantExit(t, exitUsage, []string{"did you mean forest?"}, "train", "--model", "forrest", "--samples", "x", "-o", "y")
-	for _, k := range []string{"forest", "xgboost", "estimate", "estimate-rt", "dqn", "runtime", "forecast"} {
+	for _, k := range []string{"forest", "xgboost", "estimate", "estimate-rt", "dqn", "runtime", "forecast", "fixed-lead"} {
 		if !strings.Contains(stderr, " "+k+",") && !strings.Contains(stderr, " "+k+" or") && !strings.Contains(stderr, "or "+k+";") {
 			t.Errorf("train --model forrest does not list %s: %s", k, stderr)
 		}
