@@ -91,8 +91,9 @@ trace-ingest:
 	$(if $(TRACE),,$(error trace-ingest: TRACE=path is required))
 	$(INGEST_CMD)
 
-## test: setup, go vet, and all tests
-test: setup
+## test: setup (with chromium for the page tests), go vet, and all tests
+test:
+	@scripts/setup.sh --with-browser
 	$(GO) vet ./...
 	$(GO) test ./...
 

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Idempotent setup: installs the Debian packages Mirage needs when they are
 # missing (with sudo when not root), then downloads the Go modules.
+# --with-browser (make test) adds Debian's chromium, which the page tests
+# (internal/browsercheck: layout, overflow, label boxes) drive headless.
 set -euo pipefail
 
 packages=(libxgboost-dev python3-xgboost python3-onnx)
+if [ "${1:-}" = "--with-browser" ] && ! command -v chromium >/dev/null && [ ! -x /usr/bin/chromium ]; then
+	packages+=(chromium)
+fi
 missing=()
 for p in "${packages[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
