@@ -124,6 +124,9 @@ func (t Target) labelsStop(s *features.Samples, stopHorizonSec int64, label Stop
 	if t == TargetStop && label == StopLabelPeak {
 		return stopPeakLabels(s, stopHorizonSec), nil
 	}
+	if t == TargetStop && label == StopLabelWorst {
+		return stopWorstLabels(s, stopHorizonSec), nil
+	}
 	if t == TargetStop {
 		return stopLabels(s, stopHorizonSec), nil
 	}
