@@ -46,6 +46,9 @@ type Manifest struct {
 	// StopHorizonSec is TargetStop's label horizon (Options.StopHorizonSec;
 	// absent: the next decision).
 	StopHorizonSec int64 `json:"stop_horizon_sec,omitempty"`
+	// StopLabel is TargetStop's label kind (Options.StopLabel; absent:
+	// StopLabelRate).
+	StopLabel StopLabel `json:"stop_label,omitempty"`
 	// Weighted reports whether training used the samples' row weights.
 	Weighted             bool               `json:"weighted"`
 	Features             []features.Feature `json:"features"`

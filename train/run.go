@@ -21,6 +21,9 @@ type Options struct {
 	// next decision when none is that close); 0 means the next decision.
 	// Other targets ignore it.
 	StopHorizonSec int64
+	// StopLabel is TargetStop's label (StopLabelRate or StopLabelPeak);
+	// "" means StopLabelRate. Other targets ignore it.
+	StopLabel StopLabel
 	// OverlapBudgetH is the overlap budget of the operating point (hours
 	// of mean overlap per window); 0 means DefaultOverlapBudgetH. The
 	// operating point needs K >= 2.
@@ -132,7 +135,7 @@ func Run(ctx context.Context, s *features.Samples, meta SamplesMeta, dir string,
 	}
 	d := NewData(s)
 	var err error
-	if d.Y, err = target.labelsWith(s, opts.StopHorizonSec); err != nil {
+	if d.Y, err = target.labelsStop(s, opts.StopHorizonSec, opts.StopLabel); err != nil {
 		return nil, err
 	}
 	if opts.Unweighted {
@@ -193,7 +196,7 @@ func Run(ctx context.Context, s *features.Samples, meta SamplesMeta, dir string,
 	m := &Manifest{
 		Kind: p.Kind.String(), Target: string(target), OperatingPoint: op, Weighted: d.W != nil, Features: meta.Features, FeatureSchemaVersion: meta.SchemaVersion,
 		Rows: s.Len(), Protocol: meta.Protocol, TraceDigest: meta.TraceDigest, SimConfig: meta.SimConfig,
-		Params: p, Rounds: fit.Rounds, CV: cv, Seed: p.Seed, Versions: versions(opts.Version), StopHorizonSec: stopHorizon(target, opts.StopHorizonSec),
+		Params: p, Rounds: fit.Rounds, CV: cv, Seed: p.Seed, Versions: versions(opts.Version), StopHorizonSec: stopHorizon(target, opts.StopHorizonSec), StopLabel: stopLabelOf(target, opts.StopLabel),
 		RuntimeModel: meta.RuntimeModel, RuntimeModelSHA256: meta.RuntimeSHA256,
 	}
 	describe(m, s)
@@ -333,4 +336,14 @@ func stopHorizon(t Target, sec int64) int64 {
 		return 0
 	}
 	return max(sec, 0)
+}
+
+// stopLabelOf is the manifest's record of opts.StopLabel: only for
+// TargetStop with a label other than the default (old manifests stay
+// byte-identical).
+func stopLabelOf(t Target, l StopLabel) StopLabel {
+	if t != TargetStop || l == StopLabelRate {
+		return ""
+	}
+	return l
 }

@@ -132,3 +132,128 @@ func TestTargetLabels_StopHorizon(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetLabels_StopPeak checks StopLabelPeak: the largest extra
+// interruption in hours over the later decisions within the horizon (the
+// next one at least), floored at 0, StopLastRate on the last decision.
+func TestTargetLabels_StopPeak(t *testing.T) {
+	const h = 3600
+	// Decisions at 0, 1 h, 2 h, 2 h 10 min, 2 h 20 min (P's end).
+	probe := []int64{0, h, 2 * h, 2*h + 600, 2*h + 1200}
+	cases := []struct {
+		name    string
+		r       []int64
+		horizon int64
+		want    []float64
+	}{
+		{name: "next decision only: zero before the cliff",
+			r: []int64{-2 * h, -h, 0, 3 * h, 4 * h}, horizon: 0,
+			want: []float64{0, 0, 3, 1, StopLastRate}},
+		{name: "90 min: the cliff is seen from 1 h on, by its size",
+			r: []int64{-2 * h, -h, 0, 3 * h, 4 * h}, horizon: 5400,
+			want: []float64{0, 4, 4, 1, StopLastRate}},
+		{name: "3 h: every decision sees the largest interruption",
+			r: []int64{-2 * h, -h, 0, 3 * h, 4 * h}, horizon: 3 * h,
+			want: []float64{4, 4, 4, 1, StopLastRate}},
+		{name: "a peak in between counts, not only the last decision",
+			r: []int64{-h, -h, 5 * h, 2 * h, 0}, horizon: 3 * h,
+			want: []float64{5, 5, 0, 0, StopLastRate}},
+		{name: "a shrinking interruption costs nothing, not less",
+			r: []int64{3 * h, 2 * h, h, h, h}, horizon: 3 * h,
+			want: []float64{0, 0, 0, 0, StopLastRate}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := &features.Samples{}
+			// Rows in reverse decision order: labels follow the probe order.
+			for k := len(probe) - 1; k >= 0; k-- {
+				s.WindowID = append(s.WindowID, 0)
+				s.WindowStart = append(s.WindowStart, 0)
+				s.ChainNodes = append(s.ChainNodes, 1)
+				s.ProbeTime = append(s.ProbeTime, probe[k])
+				s.LabelRSec = append(s.LabelRSec, c.r[k])
+			}
+			got, err := TargetStop.labelsStop(s, c.horizon, StopLabelPeak)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range probe {
+				row := len(probe) - 1 - k
+				if math.Abs(got[row]-c.want[k]) > 1e-12 {
+					t.Errorf("decision %d: label %v, want %v", k, got[row], c.want[k])
+				}
+			}
+			// The default label is unchanged by the option's existence.
+			rate, err := TargetStop.labelsStop(s, c.horizon, StopLabelRate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old := stopLabels(s, c.horizon)
+			for i := range rate {
+				if rate[i] != old[i] {
+					t.Fatalf("rate label row %d: %v, want %v", i, rate[i], old[i])
+				}
+			}
+		})
+	}
+}
+
+func TestParseStopLabel(t *testing.T) {
+	for in, want := range map[string]StopLabel{"": StopLabelRate, "rate": StopLabelRate, "peak": StopLabelPeak, "worst": StopLabelWorst} {
+		if got, err := ParseStopLabel(in); err != nil || got != want {
+			t.Errorf("ParseStopLabel(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseStopLabel("max"); err == nil {
+		t.Error("ParseStopLabel(max): no error")
+	}
+}
+
+// TestTargetLabels_StopWorst checks StopLabelWorst: the largest max(r, 0)
+// in hours over this decision and the later ones within the horizon (the
+// next one at least); past the cliff the label stays.
+func TestTargetLabels_StopWorst(t *testing.T) {
+	const h = 3600
+	// Decisions at 0, 1 h, 2 h, 2 h 10 min, 2 h 20 min (P's end).
+	probe := []int64{0, h, 2 * h, 2*h + 600, 2*h + 1200}
+	cases := []struct {
+		name    string
+		r       []int64
+		horizon int64
+		want    []float64
+	}{
+		{name: "next decision only: the cliff a step ahead, and past it",
+			r: []int64{-2 * h, -h, 0, 3 * h, 4 * h}, horizon: 0,
+			want: []float64{0, 0, 3, 4, 4}},
+		{name: "90 min: the interruption coming, by its size",
+			r: []int64{-2 * h, -h, 0, 3 * h, 4 * h}, horizon: 5400,
+			want: []float64{0, 4, 4, 4, 4}},
+		{name: "a peak in between counts; now counts",
+			r: []int64{-h, -h, 5 * h, 2 * h, h}, horizon: 3 * h,
+			want: []float64{5, 5, 5, 2, 1}},
+		{name: "overlap everywhere is 0",
+			r: []int64{-3 * h, -2 * h, -h, -h, -600}, horizon: 3 * h,
+			want: []float64{0, 0, 0, 0, 0}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := &features.Samples{}
+			for k := len(probe) - 1; k >= 0; k-- {
+				s.WindowID = append(s.WindowID, 0)
+				s.WindowStart = append(s.WindowStart, 0)
+				s.ChainNodes = append(s.ChainNodes, 1)
+				s.ProbeTime = append(s.ProbeTime, probe[k])
+				s.LabelRSec = append(s.LabelRSec, c.r[k])
+			}
+			got, err := TargetStop.labelsStop(s, c.horizon, StopLabelWorst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range probe {
+				if row := len(probe) - 1 - k; math.Abs(got[row]-c.want[k]) > 1e-12 {
+					t.Errorf("decision %d: label %v, want %v", k, got[row], c.want[k])
+				}
+			}
+		})
+	}
+}

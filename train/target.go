@@ -109,10 +109,23 @@ func (t Target) Objective(regression string) string {
 // wait in hours, or 1 for r > 0 and 0 otherwise.
 func (t Target) labels(s *features.Samples) ([]float64, error) { return t.labelsWith(s, 0) }
 
-// labelsWith is labels with TargetStop's horizon (Options.StopHorizonSec).
+// labelsWith is labels with TargetStop's horizon (Options.StopHorizonSec)
+// and its default label, StopLabelRate.
 func (t Target) labelsWith(s *features.Samples, stopHorizonSec int64) ([]float64, error) {
+	return t.labelsStop(s, stopHorizonSec, StopLabelRate)
+}
+
+// labelsStop is labels with TargetStop's horizon and label kind
+// (Options.StopHorizonSec, Options.StopLabel).
+func (t Target) labelsStop(s *features.Samples, stopHorizonSec int64, label StopLabel) ([]float64, error) {
 	if len(s.LabelRSec) != s.Len() || (t == TargetWait && len(s.LabelWaitSec) != s.Len()) {
 		return nil, fmt.Errorf("train: %w: no label columns", ErrSamples)
+	}
+	if t == TargetStop && label == StopLabelPeak {
+		return stopPeakLabels(s, stopHorizonSec), nil
+	}
+	if t == TargetStop && label == StopLabelWorst {
+		return stopWorstLabels(s, stopHorizonSec), nil
 	}
 	if t == TargetStop {
 		return stopLabels(s, stopHorizonSec), nil

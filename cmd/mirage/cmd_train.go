@@ -72,6 +72,7 @@ DIR/calibration.png.`,
 	f.Duration("overlap-budget", d.OverlapBudget, "operating point: the most mean overlap per window; the rule's parameter (theta, tau, lambda, margin or lead) is chosen per chain size by time-blocked CV on the training windows")
 	f.Bool("budget-every-block", false, "operating point: the overlap budget must hold in each of the --cv time blocks of the training period, not only on average (robust to drift between months); the same as --budget-rule every-block")
 	f.String("budget-rule", "", "operating point: the statistic of the CV overlap held within --overlap-budget: nested (the default: mean + k*sd of the --cv time blocks' means, k the least that holds on every block left out when choosing on the others), mean (over the training windows; the rule of earlier versions) or every-block (the largest of the blocks' means)")
+	f.String("stop-label", "rate", "target stop: the label, rate (the extra interruption per hour of waiting) peak (the largest extra interruption in hours of submitting at any later decision within --stop-horizon) or worst (the largest interruption in hours of submitting now or at any later decision within --stop-horizon); lambda in hours for peak and worst")
 	f.Duration("stop-horizon", 0, "target stop: the label is the extra interruption of submitting at the last decision within this horizon instead of now, per hour of waiting (0 = the next decision)")
 	f.Bool("unweighted", false, "ignore the samples' row weights (by default every window weighs the same)")
 	f.String("trace", "", "dqn, runtime: trace file (Parquet); the episodes (dqn) or jobs (runtime) of --protocol's training period")
@@ -253,6 +254,10 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 	if c.StopHorizon < 0 || c.StopHorizon > 0 && target != train.TargetStop {
 		return usagef("--stop-horizon %v: a duration >= 0, for --target stop only", c.StopHorizon)
 	}
+	stopLabel, err := train.ParseStopLabel(c.StopLabel)
+	if err != nil || stopLabel != train.StopLabelRate && target != train.TargetStop {
+		return usagef("--stop-label %q: rate, peak or worst, for --target stop only", c.StopLabel)
+	}
 	began := time.Now()
 	p, err := trainParams(cmd, kind, c)
 	if err != nil {
@@ -262,7 +267,7 @@ func runTrain(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	opts := train.Options{Params: p, K: c.CV, Version: version, Target: target, OverlapBudgetH: budgetH, Unweighted: c.Unweighted,
-		BudgetEveryBlock: c.BudgetEveryBlock, BudgetRule: rule, StopHorizonSec: int64(c.StopHorizon / time.Second)}
+		BudgetEveryBlock: c.BudgetEveryBlock, BudgetRule: rule, StopHorizonSec: int64(c.StopHorizon / time.Second), StopLabel: stopLabel}
 	m, err := train.FitSamples(cmd.Context(), c.Samples, c.Output, opts)
 	if err != nil {
 		return foldsHint(err, c.CV)

@@ -111,6 +111,8 @@ type TrainConfig struct {
 	Unweighted bool `mapstructure:"unweighted"`
 	// StopHorizon is target stop's label horizon (0: the next decision).
 	StopHorizon time.Duration `mapstructure:"stop_horizon"`
+	// StopLabel is target stop's label: rate or peak (train.StopLabel).
+	StopLabel string `mapstructure:"stop_label"`
 	// BudgetEveryBlock makes the overlap budget hold in every CV time
 	// block of the training period.
 	BudgetEveryBlock bool `mapstructure:"budget_every_block"`
